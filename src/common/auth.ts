@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { LIMITS, VALIDATION } from './spec';
+
+/** Field limits shared by the forms and the routes. */
+export const AUTH_LIMITS = {
+  usernameMax: 64,
+  passwordMax: 256,
+  emailMax: 254,
+  firstNameMax: 100,
+  messageMax: 2000,
+} as const;
+
+const trimmed = (field: string, max: number) =>
+  z
+    .string({ error: `${field} is required` })
+    .trim()
+    .min(1, `${field} is required`)
+    .max(max, `${field} must be at most ${max} characters`);
+
+export const emailSchema = z
+  .string({ error: VALIDATION.validEmailRequired })
+  .trim()
+  .max(AUTH_LIMITS.emailMax, VALIDATION.validEmailRequired)
+  .pipe(z.email(VALIDATION.validEmailRequired));
+
+/** A username as typed at sign-in or requested: letters, digits and . _ - */
+export const usernameSchema = trimmed('Username', AUTH_LIMITS.usernameMax).regex(
+  /^[A-Za-z0-9._-]+$/,
+  'Username may contain only letters, digits, dots, dashes and underscores',
+);
+
+export const publicUserSchema = z.object({
+  id: z.number(),
+  username: z.string(),
+  firstName: z.string(),
+  email: z.string().nullable(),
+  isAdmin: z.boolean(),
+  isSuspended: z.boolean(),
+  createdAt: z.string(),
+});
+export type PublicUser = z.infer<typeof publicUserSchema>;
+
+export const loginBodySchema = z.object({
+  username: trimmed('Username', AUTH_LIMITS.usernameMax),
+  password: z
+    .string({ error: 'Password is required' })
+    .min(1, 'Password is required')
+    .max(AUTH_LIMITS.passwordMax, 'Password is too long'),
+});
+export type LoginBody = z.infer<typeof loginBodySchema>;
+
+export const loginResponseSchema = z.object({
+  sessionId: z.string(),
+  user: publicUserSchema,
+});
+export type LoginResponse = z.infer<typeof loginResponseSchema>;
+
+export const newPasswordSchema = z
+  .string({ error: VALIDATION.passwordTooShort })
+  .min(LIMITS.minPasswordLength, VALIDATION.passwordTooShort)
+  .max(AUTH_LIMITS.passwordMax, 'Password is too long');
+
+export const changePasswordBodySchema = z.object({
+  currentPassword: z
+    .string({ error: 'Current password is required' })
+    .min(1, 'Current password is required')
+    .max(AUTH_LIMITS.passwordMax, 'Current password is too long'),
+  newPassword: newPasswordSchema,
+});
+export type ChangePasswordBody = z.infer<typeof changePasswordBodySchema>;
+
+/** The change-password form adds a confirmation field that never leaves the browser. */
+export const changePasswordFormSchema = changePasswordBodySchema
+  .extend({ confirmPassword: z.string() })
+  .refine((v) => v.newPassword === v.confirmPassword, {
+    message: VALIDATION.passwordsDoNotMatch,
+    path: ['confirmPassword'],
+  });
+export type ChangePasswordForm = z.infer<typeof changePasswordFormSchema>;
+
+export const sendPasswordBodySchema = z.object({ email: emailSchema });
+export type SendPasswordBody = z.infer<typeof sendPasswordBodySchema>;
+
+export const resetPasswordBodySchema = z.object({
+  token: z.string().min(1, 'Token is required').max(200, 'Token is invalid'),
+  newPassword: newPasswordSchema,
+});
+export type ResetPasswordBody = z.infer<typeof resetPasswordBodySchema>;
+
+export const accessRequestBodySchema = z.object({
+  email: emailSchema,
+  requestedUsername: usernameSchema,
+  message: z
+    .string()
+    .trim()
+    .max(AUTH_LIMITS.messageMax, `Message must be at most ${AUTH_LIMITS.messageMax} characters`)
+    .optional()
+    .nullable()
+    .transform((v) => (v ? v : null)),
+});
+export type AccessRequestBody = z.input<typeof accessRequestBodySchema>;
+
+export const messageResponseSchema = z.object({ message: z.string() });

@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import cookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { createUserRepository } from './auth/repository';
+import { authRoutes } from './auth/routes';
+import { createAuthService } from './auth/service';
+import { createSessionStore } from './auth/sessions';
+import type { Config } from './config';
+import type { AppContext } from './context';
+import type { Db } from './db';
+import { registerErrorHandler } from './http/errors';
+import { createRateLimiter } from './http/rate-limit';
+import { registerSecurityHeaders } from './http/security';
+import { sessionPlugin } from './http/session';
+import { serializerCompiler, validatorCompiler } from './http/zod';
+import { createMailer, type Mailer } from './mail/mailer';
+
+export interface BuildAppOptions {
+  config: Config;
+  db: Db;
+  /** Built SPA (dist/client); API only when absent. */
+  clientDir?: string;
+  mailer?: Mailer;
+  logger?: FastifyBaseLogger | boolean;
+}
+
+/** Each feature registers its routes with the shared context. */
+const features: Array<(app: FastifyInstance, ctx: AppContext) => Promise<void>> = [authRoutes];
+
+/** Builds the whole app without listening, so tests can `inject` into a fresh one. */
+export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const { config, db } = options;
+  const app = Fastify({
+    logger:
+      options.logger === undefined
+        ? { level: config.logLevel, redact: ['req.headers["user-session"]', 'req.headers["x-session-id"]'] }
+        : options.logger === true
+          ? { level: config.logLevel }
+          : options.logger,
+    trustProxy: config.trustProxy,
+    // Idle keep-alive sockets must not hold up a graceful shutdown.
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  await registerSecurityHeaders(app);
+  await app.register(cookie);
+
+  const kysely = db.kysely;
+  const users = createUserRepository(kysely);
+  const sessions = createSessionStore(kysely, config.sessionTtlMs);
+  const mailer =
+    options.mailer ??
+    createMailer({
+      smtpUrl: config.mail.smtpUrl,
+      from: config.mail.from,
+      outboxDir: path.join(config.dataDir, 'outbox'),
+      logger: app.log,
+    });
+  const ctx: AppContext = {
+    config,
+    db,
+    logger: app.log,
+    mailer,
+    sessions,
+    users,
+    auth: createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger: app.log }),
+    rateLimiter: createRateLimiter(kysely),
+  };
+  await app.register(sessionPlugin, { sessions, appUrl: config.appUrl });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(kysely);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ message: 'The database is not answering.' });
+    }
+  });
+
+  for (const feature of features) await feature(app, ctx);
+
+  if (options.clientDir && fs.existsSync(path.join(options.clientDir, 'index.html'))) {
+    await serveClient(app, options.clientDir);
+  }
+  app.addHook('onClose', async () => mailer.close());
+  return { app, ctx };
+}
+
+/** The built SPA, with index.html for client routes so /archive and unknown paths load it. */
+async function serveClient(app: FastifyInstance, clientDir: string) {
+  await app.register(fastifyStatic, {
+    root: clientDir,
+    wildcard: false,
+    index: false,
+    setHeaders: (reply, filePath) => {
+      const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
+      reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    if (request.method !== 'GET' || pathname.startsWith('/api/') || pathname === '/api') {
+      return reply.code(404).send({ message: `No route for ${request.method} ${pathname}` });
+    }
+    return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+  });
+}

@@ -1,0 +1,47 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database, NewUser, UserRow } from '../db/schema';
+import { nowIso } from '../db/values';
+
+export function createUserRepository(db: Kysely<Database>) {
+  return {
+    findById: (id: number): Promise<UserRow | undefined> =>
+      db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    findByUsername: (username: string): Promise<UserRow | undefined> =>
+      db
+        .selectFrom('users')
+        .selectAll()
+        .where(sql`lower(username)`, '=', username.toLowerCase())
+        .executeTakeFirst(),
+
+    findByEmail: (email: string): Promise<UserRow | undefined> =>
+      db
+        .selectFrom('users')
+        .selectAll()
+        .where(sql`lower(email)`, '=', email.toLowerCase())
+        .executeTakeFirst(),
+
+    anyAdmin: async (): Promise<boolean> =>
+      (await db.selectFrom('users').select('id').where('is_admin', '=', true).executeTakeFirst()) !==
+      undefined,
+
+    insert: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow> => {
+      const now = nowIso();
+      return db
+        .insertInto('users')
+        .values({ ...user, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    setPasswordHash: async (id: number, passwordHash: string): Promise<void> => {
+      await db
+        .updateTable('users')
+        .set({ password_hash: passwordHash, updated_at: nowIso() })
+        .where('id', '=', id)
+        .execute();
+    },
+  };
+}
+
+export type UserRepository = ReturnType<typeof createUserRepository>;

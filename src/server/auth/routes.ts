@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import {
+  accessRequestBodySchema,
+  changePasswordBodySchema,
+  loginBodySchema,
+  loginResponseSchema,
+  messageResponseSchema,
+  publicUserSchema,
+  resetPasswordBodySchema,
+  sendPasswordBodySchema,
+} from '../../common/auth';
+import type { AppContext } from '../context';
+import type { RateLimitRule } from '../http/rate-limit';
+import { clearSessionCookie, currentUser, requireUser, setSessionCookie } from '../http/session';
+import type { ZodTypeProvider } from '../http/zod';
+import { AUTH_MESSAGES } from './service';
+import { toPublicUser } from './users';
+
+export async function authRoutes(fastify: FastifyInstance, ctx: AppContext) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const { auth, sessions, rateLimiter, config } = ctx;
+  const secureCookie = config.appUrl.startsWith('https:');
+  const perIp: RateLimitRule = { max: config.authRateLimit.perIp, windowMs: config.authRateLimit.windowMs };
+  const perAccount: RateLimitRule = {
+    max: config.authRateLimit.perAccount,
+    windowMs: config.authRateLimit.windowMs,
+  };
+  // Keyed on the socket's address (or the proxy's, only when TRUST_PROXY is set) and the account.
+  const limit = (request: FastifyRequest, route: string, account?: string) =>
+    rateLimiter.hit([
+      { key: `${route}:ip:${request.ip}`, rule: perIp },
+      ...(account ? [{ key: `${route}:account:${account.toLowerCase()}`, rule: perAccount }] : []),
+    ]);
+
+  app.post(
+    '/api/auth/login',
+    { schema: { body: loginBodySchema, response: { 200: loginResponseSchema } } },
+    async (request, reply) => {
+      await limit(request, 'login', request.body.username);
+      const result = await auth.login(request.body.username, request.body.password);
+      setSessionCookie(reply, result.sessionId, secureCookie, config.sessionTtlMs);
+      return result;
+    },
+  );
+
+  app.post('/api/auth/logout', async (request, reply) => {
+    if (request.session) await sessions.end(request.session.sessionId);
+    clearSessionCookie(reply, secureCookie);
+    return reply.code(204).send();
+  });
+
+  app.get(
+    '/api/auth/me',
+    { preHandler: requireUser, schema: { response: { 200: z.object({ user: publicUserSchema }) } } },
+    async (request) => ({ user: toPublicUser(currentUser(request)) }),
+  );
+
+  app.post(
+    '/api/auth/change-password',
+    { schema: { body: changePasswordBodySchema, response: { 200: messageResponseSchema } } },
+    async (request) => {
+      const session = request.session
+        ? { userId: request.session.user.id, idHash: request.session.idHash }
+        : null;
+      await auth.changePassword(session, request.body.currentPassword, request.body.newPassword);
+      return { message: AUTH_MESSAGES.passwordChanged };
+    },
+  );
+
+  app.post(
+    '/api/auth/send-password',
+    { schema: { body: sendPasswordBodySchema, response: { 200: messageResponseSchema } } },
+    async (request) => {
+      await limit(request, 'send-password', request.body.email);
+      await auth.sendPasswordLink(request.body.email);
+      return { message: AUTH_MESSAGES.resetLinkSent };
+    },
+  );
+
+  app.post(
+    '/api/auth/reset-password',
+    { schema: { body: resetPasswordBodySchema, response: { 200: messageResponseSchema } } },
+    async (request) => {
+      await limit(request, 'reset-password');
+      await auth.resetPassword(request.body.token, request.body.newPassword);
+      return { message: AUTH_MESSAGES.passwordReset };
+    },
+  );
+
+  app.post(
+    '/api/access-requests',
+    { schema: { body: accessRequestBodySchema, response: { 201: messageResponseSchema } } },
+    async (request, reply) => {
+      await limit(request, 'access-request', request.body.email);
+      await auth.requestAccess(request.body);
+      return reply.code(201).send({ message: AUTH_MESSAGES.accessRequested });
+    },
+  );
+}

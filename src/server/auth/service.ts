@@ -1,0 +1,161 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { AccessRequestBody, LoginResponse } from '../../common/auth';
+import { ERRORS, VALIDATION } from '../../common/spec';
+import type { Database } from '../db/schema';
+import { nowIso, toBool, toIso } from '../db/values';
+import { badRequest, forbidden, HttpError, unauthorized } from '../http/errors';
+import type { Mailer } from '../mail/mailer';
+import { passwordResetMail } from '../mail/templates';
+import { generatePassword, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords';
+import type { UserRepository } from './repository';
+import type { SessionStore } from './sessions';
+import { hashToken, newSecretToken } from './tokens';
+import { toPublicUser } from './users';
+
+const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+
+export const AUTH_MESSAGES = {
+  suspended: 'Your account has been suspended. Please contact an administrator.',
+  wrongCurrentPassword: 'Current password is incorrect.',
+  resetLinkSent: 'If an account exists for that address, a link to reset the password is on its way.',
+  resetLinkInvalid: 'This password reset link is invalid or has expired. Please ask for a new one.',
+  passwordReset: 'Your password has been changed. You can sign in now.',
+  accessRequested: 'Your request has been received. An administrator will review it.',
+  passwordChanged: 'Password changed successfully.',
+} as const;
+
+export interface AuthServiceDeps {
+  db: Kysely<Database>;
+  users: UserRepository;
+  sessions: SessionStore;
+  mailer: Mailer;
+  appUrl: string;
+  logger: FastifyBaseLogger;
+}
+
+export function createAuthService({ db, users, sessions, mailer, appUrl, logger }: AuthServiceDeps) {
+  return {
+    async login(username: string, password: string): Promise<LoginResponse> {
+      const user = await users.findByUsername(username);
+      const valid = user
+        ? await verifyPassword(password, user.password_hash)
+        : await verifyAgainstDummy(password);
+      if (!user || !valid) throw new HttpError(401, ERRORS.invalidLogin);
+      // Only someone who knows the password learns that the account is suspended.
+      if (toBool(user.is_suspended)) throw forbidden(AUTH_MESSAGES.suspended);
+      const sessionId = await sessions.create(user.id);
+      return { sessionId, user: toPublicUser(user) };
+    },
+
+    async changePassword(
+      session: { userId: number; idHash: string } | null,
+      currentPassword: string,
+      newPassword: string,
+    ) {
+      if (!session) throw unauthorized(VALIDATION.loginRequiredForPasswordChange);
+      const user = await users.findById(session.userId);
+      if (!user) throw unauthorized(VALIDATION.loginRequiredForPasswordChange);
+      if (!(await verifyPassword(currentPassword, user.password_hash))) {
+        throw badRequest(AUTH_MESSAGES.wrongCurrentPassword);
+      }
+      await users.setPasswordHash(user.id, await hashPassword(newPassword));
+      await sessions.endAllForUser(user.id, session.idHash);
+    },
+
+    /** Always the same answer, so the form reveals no accounts. */
+    async sendPasswordLink(email: string): Promise<void> {
+      const user = await users.findByEmail(email);
+      if (!user || toBool(user.is_suspended) || !user.email) return;
+      const token = newSecretToken();
+      const now = Date.now();
+      await db
+        .insertInto('password_reset_tokens')
+        .values({
+          token_hash: hashToken(token),
+          user_id: user.id,
+          created_at: new Date(now).toISOString(),
+          expires_at: new Date(now + RESET_TOKEN_TTL_MS).toISOString(),
+          used_at: null,
+        })
+        .execute();
+      const link = `${appUrl}/reset-password/${token}`;
+      try {
+        await mailer.send(passwordResetMail(user.email, user.username, link, appUrl));
+      } catch (error) {
+        // The answer must not differ for known addresses; the operator sees the failure in the log.
+        logger.error({ err: error }, 'could not send the password reset mail');
+      }
+    },
+
+    async resetPassword(token: string, newPassword: string): Promise<void> {
+      const tokenHash = hashToken(token);
+      const passwordHash = await hashPassword(newPassword);
+      await db.transaction().execute(async (trx) => {
+        // Claim the token first: of two concurrent uses, only one updates a row.
+        const claimed = await trx
+          .updateTable('password_reset_tokens')
+          .set({ used_at: nowIso() })
+          .where('token_hash', '=', tokenHash)
+          .where('used_at', 'is', null)
+          .where('expires_at', '>', nowIso())
+          .returning(['user_id', 'expires_at'])
+          .executeTakeFirst();
+        if (!claimed || new Date(toIso(claimed.expires_at)).getTime() <= Date.now()) {
+          throw badRequest(AUTH_MESSAGES.resetLinkInvalid);
+        }
+        await trx
+          .updateTable('users')
+          .set({ password_hash: passwordHash, updated_at: nowIso() })
+          .where('id', '=', claimed.user_id)
+          .execute();
+        await trx.deleteFrom('sessions').where('user_id', '=', claimed.user_id).execute();
+        await trx
+          .deleteFrom('password_reset_tokens')
+          .where('user_id', '=', claimed.user_id)
+          .where('token_hash', '!=', tokenHash)
+          .execute();
+      });
+    },
+
+    /** A second pending request for the same address is not duplicated. */
+    async requestAccess(body: AccessRequestBody): Promise<void> {
+      await db
+        .insertInto('access_requests')
+        .values({
+          email: body.email,
+          requested_username: body.requestedUsername,
+          message: body.message ?? null,
+          created_at: nowIso(),
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
+
+    /**
+     * First start: create the bootstrap administrator when there is no administrator at all.
+     * Returns the generated password (to be shown once) when none was configured.
+     */
+    async ensureBootstrapAdmin(admin: {
+      username: string;
+      password?: string;
+      email?: string;
+    }): Promise<{ created: boolean; generatedPassword?: string }> {
+      if (await users.anyAdmin()) return { created: false };
+      const password = admin.password ?? generatePassword();
+      await users.insert({
+        username: admin.username,
+        first_name: admin.username,
+        email: admin.email ?? null,
+        password_hash: await hashPassword(password),
+        is_admin: true,
+        is_suspended: false,
+        is_bootstrap: true,
+      });
+      logger.info({ username: admin.username }, 'created the bootstrap administrator');
+      return { created: true, generatedPassword: admin.password ? undefined : password };
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,112 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The operations interface (DESIGN.md §3), parsed once at boot.
+ * A bad value stops start-up with one line naming the variable.
+ */
+const port = z.coerce.number().int().min(0).max(65535);
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const optionalUrl = z
+  .url()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  APP_URL: optionalUrl,
+  ADMIN_USERNAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 letters, digits, dots, dashes or underscores')
+    .default('admin'),
+  ADMIN_PASSWORD: z.string().min(4, 'must be at least 4 characters').optional(),
+  ADMIN_EMAIL: z
+    .email()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OPENAI_API_KEY: z
+    .string()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OPENAI_BASE_URL: optionalUrl,
+  AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  AI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  AI_ALLOW_PRIVATE_BASE_URLS: flag.default(false),
+  AI_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  MAIL_FROM: z.string().min(3).default('Tasklane <no-reply@localhost>'),
+  MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(25 * 1024 * 1024),
+  SESSION_TTL_DAYS: z.coerce.number().positive().default(30),
+  TRUST_PROXY: flag.default(false),
+  AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(30),
+  AUTH_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.infer<typeof envSchema>) {
+  const dataDir = path.resolve(env.DATA_DIR);
+  return {
+    env: env.NODE_ENV,
+    port: env.PORT,
+    host: env.HOST,
+    dataDir,
+    databaseUrl: env.DATABASE_URL,
+    appUrl: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD, email: env.ADMIN_EMAIL },
+    ai: {
+      apiKey: env.OPENAI_API_KEY,
+      baseUrl: env.OPENAI_BASE_URL,
+      model: env.AI_MODEL,
+      timeoutMs: env.AI_TIMEOUT_MS,
+      allowPrivateBaseUrls: env.AI_ALLOW_PRIVATE_BASE_URLS,
+      secret: env.AI_SECRET,
+    },
+    mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
+    maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    sessionTtlMs: env.SESSION_TTL_DAYS * 24 * 60 * 60 * 1000,
+    trustProxy: env.TRUST_PROXY,
+    /** Attempts at sign-in and the public forms per 15 minutes, per address and per account. */
+    authRateLimit: {
+      perIp: env.AUTH_RATE_LIMIT_PER_IP,
+      perAccount: env.AUTH_RATE_LIMIT_PER_ACCOUNT,
+      windowMs: 15 * 60 * 1000,
+    },
+    logLevel: env.LOG_LEVEL,
+  };
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = issue.path.join('.');
+    const reason = issue.message.startsWith(`${name} `)
+      ? issue.message.slice(name.length + 1)
+      : issue.message;
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(env[name] ?? '')} ${reason}`);
+  }
+  return toConfig(result.data);
+}

@@ -1,0 +1,20 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { UserRepository } from './auth/repository';
+import type { AuthService } from './auth/service';
+import type { SessionStore } from './auth/sessions';
+import type { Config } from './config';
+import type { Db } from './db';
+import type { RateLimiter } from './http/rate-limit';
+import type { Mailer } from './mail/mailer';
+
+/** What every feature's routes are given: built once in app.ts, no globals. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  logger: FastifyBaseLogger;
+  mailer: Mailer;
+  sessions: SessionStore;
+  users: UserRepository;
+  auth: AuthService;
+  rateLimiter: RateLimiter;
+}

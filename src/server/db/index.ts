@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { type DialectName, migrationProvider } from './migrations';
+import type { Database } from './schema';
+
+export type { DialectName } from './migrations';
+export type { Database } from './schema';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  dialect: DialectName;
+  /** PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
+  pgPool?: pg.Pool;
+  close(): Promise<void>;
+}
+
+export class DataDirLockedError extends Error {}
+
+// bigint (count(*), file sizes) as a JS number: our values stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface DbOptions {
+  databaseUrl?: string;
+  /** Folder for the embedded SQLite database. */
+  dataDir: string;
+}
+
+export async function openDatabase(options: DbOptions): Promise<Db> {
+  const db = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+}
+
+function openPostgres(url: string): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { kysely, dialect: 'postgres', pgPool: pool, close: () => kysely.destroy() };
+}
+
+function openSqlite(dataDir: string): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, 'tasklane.db');
+  const sqlite = new SqliteDatabase(file);
+  // An exclusive lock held for the life of the process: a second process on the same
+  // DATA_DIR fails here instead of corrupting the database. The OS drops it if we crash.
+  sqlite.pragma('locking_mode = EXCLUSIVE');
+  sqlite.pragma('busy_timeout = 0');
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.exec('BEGIN EXCLUSIVE; COMMIT;');
+  } catch (error) {
+    sqlite.close();
+    if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) {
+      throw new DataDirLockedError(
+        `DATA_DIR ${dataDir} is in use by another Tasklane process; stop it or choose another DATA_DIR.`,
+      );
+    }
+    throw error;
+  }
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  const kysely = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withBooleanParameters(sqlite) }),
+  });
+  return {
+    kysely,
+    dialect: 'sqlite',
+    close: async () => {
+      await kysely.destroy();
+    },
+  };
+}
+
+/** better-sqlite3 refuses to bind booleans; SQLite stores them as 0/1. */
+function withBooleanParameters(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const convert = (params: unknown) =>
+    Array.isArray(params) ? params.map((p) => (typeof p === 'boolean' ? Number(p) : p)) : params;
+  sqlite.prepare = ((source: string) => {
+    const statement = prepare(source);
+    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
+      const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
+      (statement as unknown as Record<string, unknown>)[method] = (params: unknown, ...rest: unknown[]) =>
+        original(convert(params), ...rest);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
+  return sqlite;
+}
+
+/** Runs pending migrations. On PostgreSQL, Kysely holds an advisory lock so instances do not race. */
+async function migrate(db: Db): Promise<void> {
+  // Kysely looks for its bookkeeping tables in every schema; pin it to ours (search_path).
+  const schema =
+    db.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: migrationProvider(db.dialect),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,177 @@
+import {
+  type ColumnDefinitionBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  sql,
+} from 'kysely';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** The dialect differences of the DDL, in one place. */
+function columns(dialect: DialectName) {
+  const pg = dialect === 'postgres';
+  return {
+    id: (c: ColumnDefinitionBuilder) =>
+      pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    bool: pg ? ('boolean' as const) : ('integer' as const),
+    falseValue: pg ? sql`false` : sql`0`,
+    timestamp: pg ? ('timestamptz' as const) : ('text' as const),
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: migrations must not depend on today's schema types
+type AnyDb = Kysely<any>;
+
+function initial(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('username', 'text', (col) => col.notNull())
+        .addColumn('first_name', 'text', (col) => col.notNull())
+        .addColumn('email', 'text')
+        .addColumn('password_hash', 'text', (col) => col.notNull())
+        .addColumn('is_admin', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('is_suspended', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('is_bootstrap', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      // Usernames and e-mail addresses are unique regardless of case.
+      await sql`create unique index users_username_key on users (lower(username))`.execute(db);
+      await sql`create unique index users_email_key on users (lower(email))`.execute(db);
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'text', (col) => col.primaryKey())
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('last_used_at', c.timestamp, (col) => col.notNull())
+        .addColumn('expires_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_user_idx').on('sessions').column('user_id').execute();
+
+      await db.schema
+        .createTable('password_reset_tokens')
+        .addColumn('token_hash', 'text', (col) => col.primaryKey())
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('expires_at', c.timestamp, (col) => col.notNull())
+        .addColumn('used_at', c.timestamp)
+        .execute();
+      await db.schema
+        .createIndex('password_reset_tokens_user_idx')
+        .on('password_reset_tokens')
+        .column('user_id')
+        .execute();
+
+      await db.schema
+        .createTable('access_requests')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('email', 'text', (col) => col.notNull())
+        .addColumn('requested_username', 'text', (col) => col.notNull())
+        .addColumn('message', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      // One pending request per address.
+      await sql`create unique index access_requests_email_key on access_requests (lower(email))`.execute(db);
+
+      await db.schema
+        .createTable('agents')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('title', 'text', (col) => col.notNull())
+        .addColumn('prompt', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('agents_user_idx').on('agents').columns(['user_id', 'id']).execute();
+
+      await db.schema
+        .createTable('tasks')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('title', 'text', (col) => col.notNull())
+        .addColumn('description', 'text')
+        .addColumn('due_date', 'text')
+        .addColumn('completed', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('archived', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('position', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('context_id', 'integer', (col) => col.references('agents.id').onDelete('set null'))
+        .addColumn('notes', 'text')
+        .addColumn('ai_draft', 'text')
+        .addColumn('ai_assisted', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .addColumn('archived_at', c.timestamp)
+        .execute();
+      // The list query: one user's tasks by position; the archive: by archived_at.
+      await db.schema
+        .createIndex('tasks_user_position_idx')
+        .on('tasks')
+        .columns(['user_id', 'position'])
+        .execute();
+      await db.schema
+        .createIndex('tasks_user_archived_idx')
+        .on('tasks')
+        .columns(['user_id', 'archived', 'archived_at'])
+        .execute();
+      await db.schema.createIndex('tasks_context_idx').on('tasks').column('context_id').execute();
+
+      await db.schema
+        .createTable('files')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('original_name', 'text', (col) => col.notNull())
+        .addColumn('file_size', 'bigint', (col) => col.notNull())
+        .addColumn('content_type', 'text', (col) => col.notNull())
+        .addColumn('storage_key', 'text', (col) => col.notNull().unique())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('files_task_idx').on('files').column('task_id').execute();
+      await db.schema.createIndex('files_user_idx').on('files').column('user_id').execute();
+
+      await db.schema
+        .createTable('ai_credentials')
+        .addColumn('user_id', 'integer', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('api_key_encrypted', 'text', (col) => col.notNull())
+        .addColumn('base_url', 'text')
+        .addColumn('model', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('actor_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('actor_username', 'text', (col) => col.notNull())
+        .addColumn('action', 'text', (col) => col.notNull())
+        .addColumn('target_user_id', 'integer')
+        .addColumn('target_label', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('audit_log_created_idx').on('audit_log').column('created_at').execute();
+
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (col) => col.primaryKey())
+        .addColumn('hits', 'integer', (col) => col.notNull())
+        .addColumn('window_ends_at', 'bigint', (col) => col.notNull())
+        .execute();
+    },
+  };
+}
+
+/** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
+export function migrationProvider(dialect: DialectName): MigrationProvider {
+  return {
+    async getMigrations() {
+      return { '0001_initial': initial(dialect) };
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * The database schema, in one place. Migrations in ./migrations create exactly this.
+ *
+ * Dialect differences are typed here and resolved in ./values.ts:
+ * - booleans come back as 0/1 from SQLite and true/false from PostgreSQL;
+ * - timestamps are written as ISO-8601 strings and come back as strings (SQLite)
+ *   or Date objects (PostgreSQL timestamptz).
+ */
+export type Bool = ColumnType<boolean | number, boolean, boolean>;
+export type Timestamp = ColumnType<Date | string, string, string>;
+export type NullableTimestamp = ColumnType<Date | string | null, string | null, string | null>;
+/** PostgreSQL bigint arrives as a string. */
+export type BigIntColumn = ColumnType<number | string, number, number>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  first_name: string;
+  email: string | null;
+  password_hash: string;
+  is_admin: Bool;
+  is_suspended: Bool;
+  /** The administrator created from ADMIN_USERNAME on first start: hidden and protected. */
+  is_bootstrap: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session id; the id itself is never stored. */
+  id_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface PasswordResetTokensTable {
+  token_hash: string;
+  user_id: number;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface AccessRequestsTable {
+  id: Generated<number>;
+  email: string;
+  requested_username: string;
+  message: string | null;
+  created_at: Timestamp;
+}
+
+export interface AgentsTable {
+  id: Generated<number>;
+  user_id: number;
+  title: string;
+  prompt: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TasksTable {
+  id: Generated<number>;
+  user_id: number;
+  title: string;
+  description: string | null;
+  /** Calendar date, YYYY-MM-DD. */
+  due_date: string | null;
+  completed: Bool;
+  archived: Bool;
+  position: number;
+  context_id: number | null;
+  notes: string | null;
+  ai_draft: string | null;
+  ai_assisted: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  archived_at: NullableTimestamp;
+}
+
+export interface FilesTable {
+  id: Generated<number>;
+  task_id: number;
+  user_id: number;
+  original_name: string;
+  file_size: BigIntColumn;
+  content_type: string;
+  /** Generated name in the file store; never derived from the original name. */
+  storage_key: string;
+  created_at: Timestamp;
+}
+
+export interface AiCredentialsTable {
+  user_id: number;
+  /** AES-256-GCM: base64 of iv | tag | ciphertext. */
+  api_key_encrypted: string;
+  base_url: string | null;
+  model: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor_id: number | null;
+  actor_username: string;
+  action: string;
+  target_user_id: number | null;
+  target_label: string | null;
+  created_at: Timestamp;
+}
+
+export interface RateLimitsTable {
+  key: string;
+  hits: number;
+  window_ends_at: BigIntColumn;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  password_reset_tokens: PasswordResetTokensTable;
+  access_requests: AccessRequestsTable;
+  agents: AgentsTable;
+  tasks: TasksTable;
+  files: FilesTable;
+  ai_credentials: AiCredentialsTable;
+  audit_log: AuditLogTable;
+  rate_limits: RateLimitsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type TaskRow = Selectable<TasksTable>;
+export type NewTask = Insertable<TasksTable>;
+export type TaskUpdate = Updateable<TasksTable>;
+export type AgentRow = Selectable<AgentsTable>;
+export type FileRow = Selectable<FilesTable>;
+export type AccessRequestRow = Selectable<AccessRequestsTable>;

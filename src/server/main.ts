@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { DataDirLockedError, openDatabase } from './db';
+
+/** Start-up: config, database (migrated), app, listen; SIGTERM drains and closes cleanly. */
+async function main() {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const clientDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../client');
+  const { app, ctx } = await buildApp({ config, db, clientDir });
+  const bootstrap = await ctx.auth.ensureBootstrapAdmin(config.admin);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: draining requests');
+    try {
+      await app.close();
+    } finally {
+      await db.close();
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`;
+  const lines = [
+    '',
+    `  Tasklane is running at ${url}`,
+    `  Database: ${db.dialect === 'sqlite' ? `SQLite in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+    bootstrap.generatedPassword
+      ? `  Sign in as "${config.admin.username}" with password "${bootstrap.generatedPassword}" (shown only this once; change it from the settings menu).`
+      : `  Sign in as "${config.admin.username}" with ${config.admin.password ? 'ADMIN_PASSWORD' : 'the password printed on first start'}.`,
+    '',
+  ];
+  console.info(lines.join('\n'));
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+    console.error(error.message);
+  } else {
+    console.error('Tasklane could not start:', error instanceof Error ? error.message : error);
+  }
+  process.exit(1);
+});
