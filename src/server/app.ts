@@ -11,6 +11,7 @@ import { createSessionStore } from './auth/sessions';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db';
+import { createDiskFileStore } from './files/store';
 import { registerErrorHandler } from './http/errors';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
@@ -71,6 +72,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     users,
     auth: createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger: app.log }),
     rateLimiter: createRateLimiter(kysely),
+    fileStore: createDiskFileStore(path.join(config.dataDir, 'files')),
   };
   await app.register(sessionPlugin, { sessions, appUrl: config.appUrl });
 

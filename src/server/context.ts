@@ -4,6 +4,7 @@ import type { AuthService } from './auth/service';
 import type { SessionStore } from './auth/sessions';
 import type { Config } from './config';
 import type { Db } from './db';
+import type { FileStore } from './files/store';
 import type { RateLimiter } from './http/rate-limit';
 import type { Mailer } from './mail/mailer';
 
@@ -17,4 +18,5 @@ export interface AppContext {
   users: UserRepository;
   auth: AuthService;
   rateLimiter: RateLimiter;
+  fileStore: FileStore;
 }
