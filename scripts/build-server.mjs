@@ -1,9 +1,11 @@
-// Bundles the server into dist/server/main.js; dependencies stay in node_modules.
+// Bundles the server into dist/server/main.js (or <outdir>/main.js); dependencies stay in node_modules.
 import { build } from 'esbuild';
+
+const outdir = process.argv[2] ?? 'dist/server';
 
 await build({
   entryPoints: ['src/server/main.ts'],
-  outfile: 'dist/server/main.js',
+  outfile: `${outdir}/main.js`,
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -28,11 +28,19 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger | boolean;
 }
 
+/** Every route the app serves: the robustness test walks them all. */
+export interface RouteSummary {
+  method: string;
+  url: string;
+}
+
 /** Each feature registers its routes with the shared context. */
 const features: Array<(app: FastifyInstance, ctx: AppContext) => Promise<void>> = [authRoutes];
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
-export async function buildApp(options: BuildAppOptions): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+export async function buildApp(
+  options: BuildAppOptions,
+): Promise<{ app: FastifyInstance; ctx: AppContext; routes: RouteSummary[] }> {
   const { config, db } = options;
   const app = Fastify({
     logger:
@@ -45,6 +53,10 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     // Idle keep-alive sockets must not hold up a graceful shutdown.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+  });
+  const routes: RouteSummary[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -92,7 +104,7 @@ export async function buildApp(options: BuildAppOptions): Promise<{ app: Fastify
     await serveClient(app, options.clientDir);
   }
   app.addHook('onClose', async () => mailer.close());
-  return { app, ctx };
+  return { app, ctx, routes };
 }
 
 /** The built SPA, with index.html for client routes so /archive and unknown paths load it. */

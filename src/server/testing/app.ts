@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { LoginResponse } from '../../common/auth';
-import { buildApp } from '../app';
+import { buildApp, type RouteSummary } from '../app';
 import { hashPassword } from '../auth/passwords';
 import { loadConfig } from '../config';
 import type { AppContext } from '../context';
@@ -10,6 +10,7 @@ import { createTestDatabase } from './database';
 
 export interface TestApp {
   app: FastifyInstance;
+  routes: RouteSummary[];
   ctx: AppContext;
   dataDir: string;
   /** Creates a user directly and signs in through the API. */
@@ -48,11 +49,17 @@ export async function createTestApp(
     ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
     ...options.env,
   });
-  const { app, ctx } = await buildApp({ config, db: database.db, logger: false, mailer: options.mailer });
+  const { app, ctx, routes } = await buildApp({
+    config,
+    db: database.db,
+    logger: false,
+    mailer: options.mailer,
+  });
   await app.ready();
 
   return {
     app,
+    routes,
     ctx,
     dataDir: database.dataDir,
     async signUp({ username, password = 'secret-password', isAdmin = false, email } = {}) {

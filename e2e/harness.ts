@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { describe } from 'vitest';
+
+/**
+ * Browser tests drive the built app (npm run build) in Debian's Chromium.
+ * E2E_DIST_DIR points at another build (default: dist).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
+const DIST = path.resolve(process.env.E2E_DIST_DIR ?? 'dist');
+
+export const ADMIN = { username: 'admin', password: 'admin-password' } as const;
+
+const chromiumFound = fs.existsSync(CHROMIUM);
+if (!chromiumFound) {
+  if (process.env.CI === 'true')
+    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install chromium)`);
+  console.warn(
+    `\n!!! Chromium not found at ${CHROMIUM}: browser tests are SKIPPED. apt-get install -y chromium\n`,
+  );
+}
+
+/** `describe` when Chromium is there; a loud skip otherwise (never under CI=true). */
+export const describeBrowser = chromiumFound ? describe : describe.skip;
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts the built server on a free port with a fresh DATA_DIR. */
+export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+  const main = path.join(DIST, 'server', 'main.js');
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-e2e-'));
+  let output = '';
+  const child: ChildProcess = spawn(process.execPath, [main], {
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      LOG_LEVEL: 'warn',
+      AUTH_RATE_LIMIT_PER_IP: '10000',
+      AUTH_RATE_LIMIT_PER_ACCOUNT: '10000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    const check = () => {
+      const match = output.match(/running at (http:\/\/[^\s]+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export interface OpenPage {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and uncaught exceptions seen in the page; tests assert it stays empty. */
+  errors: string[];
+}
+
+/** A new browser context (its own storage) on the server, with clipboard access. */
+export async function openPage(browser: Browser, server: RunningServer, urlPath = '/'): Promise<OpenPage> {
+  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+  });
+  await page.goto(urlPath);
+  return { context, page, errors };
+}
+
+/** Signs in through the login screen and waits for the main screen. */
+export async function signIn(
+  page: Page,
+  username: string = ADMIN.username,
+  password: string = ADMIN.password,
+) {
+  await page.getByLabel('Username').fill(username);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign In' }).click();
+  await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
+}
+
+/** Calls the API from inside the page, as the signed-in user. */
+export async function apiFromPage<T = unknown>(
+  page: Page,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<T> {
+  return page.evaluate(
+    async ({ method, url, body }) => {
+      const response = await fetch(url, {
+        method,
+        credentials: 'include',
+        headers: {
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          'user-session': localStorage.getItem('sessionId') ?? '',
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${response.status}: ${text}`);
+      return text ? JSON.parse(text) : null;
+    },
+    { method, url, body },
+  ) as Promise<T>;
+}
+
+/** Saves a screenshot under e2e/screenshots (ignored by git) for a person to look at. */
+export async function screenshot(page: Page, name: string) {
+  fs.mkdirSync('e2e/screenshots', { recursive: true });
+  await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: true });
+}
