@@ -1,11 +1,13 @@
 // Bundles the server into dist/server/main.js (or <outdir>/main.js); dependencies stay in node_modules.
+import fs from 'node:fs';
+import path from 'node:path';
 import { build } from 'esbuild';
 
-const outdir = process.argv[2] ?? 'dist/server';
+const outdir = path.resolve(process.argv[2] ?? 'dist/server');
 
 await build({
   entryPoints: ['src/server/main.ts'],
-  outfile: `${outdir}/main.js`,
+  outfile: path.join(outdir, 'main.js'),
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -14,3 +16,9 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// A build outside the project (a second build for parallel browser tests) still finds its packages.
+if (path.relative(process.cwd(), outdir).startsWith('..')) {
+  const link = path.join(outdir, 'node_modules');
+  if (!fs.existsSync(link)) fs.symlinkSync(path.resolve('node_modules'), link, 'dir');
+}

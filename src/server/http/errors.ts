@@ -53,8 +53,4 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ message: 'Something went wrong on our side. Please try again.' });
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ message: `No route for ${request.method} ${request.url.split('?')[0]}` });
-  });
 }
