@@ -1,0 +1,12 @@
+import { Toaster } from '../ui/toaster';
+import { AppRoutes } from './routes';
+
+/** The query and tooltip providers live in SignedInApp: only the signed-in screens use them. */
+export function App() {
+  return (
+    <>
+      <AppRoutes />
+      <Toaster />
+    </>
+  );
+}

@@ -1,0 +1,129 @@
+import {
+  BotIcon,
+  ChevronDownIcon,
+  CircleHelpIcon,
+  CircleUserRoundIcon,
+  KeyRoundIcon,
+  LogOutIcon,
+  MoonIcon,
+  SunIcon,
+  UserCogIcon,
+} from 'lucide-react';
+import { lazy, Suspense, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
+import { COPY } from '../../common/spec';
+import { signOut } from '../auth/api';
+import { useSession } from '../lib/session';
+import { toggleTheme, useTheme } from '../lib/theme';
+import { Button } from '../ui/button';
+import {
+  DropdownMenu,
+  DropdownMenuContent,
+  DropdownMenuItem,
+  DropdownMenuLabel,
+  DropdownMenuSeparator,
+  DropdownMenuTrigger,
+} from '../ui/dropdown-menu';
+
+// Each dialog loads the first time it opens, keeping the main screen's first load small.
+const UserManagementDialog = lazy(() =>
+  import('../admin/UserManagementDialog').then((m) => ({ default: m.UserManagementDialog })),
+);
+const AgentsDialog = lazy(() => import('../agents/AgentsDialog').then((m) => ({ default: m.AgentsDialog })));
+const FaqDialog = lazy(() => import('./FaqDialog').then((m) => ({ default: m.FaqDialog })));
+const ChangePasswordDialog = lazy(() =>
+  import('../auth/ChangePasswordDialog').then((m) => ({ default: m.ChangePasswordDialog })),
+);
+
+type DialogName = 'users' | 'agents' | 'faq' | 'password';
+
+export type SettingsMenuProps = {
+  /** False on the archive page, whose menu offers neither (spec §2). */
+  withLogoutAndTheme?: boolean;
+};
+
+/** The header's menu: the signed-in user's name, the dialogs, the theme and logging out (spec §2). */
+export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
+  const session = useSession();
+  const theme = useTheme();
+  const [openDialog, setOpenDialog] = useState<DialogName | null>(null);
+  // A dialog stays mounted once opened, so it can animate out and keep its place in the focus order.
+  const [mounted, setMounted] = useState<ReadonlySet<DialogName>>(() => new Set());
+  const triggerRef = useRef<HTMLButtonElement>(null);
+
+  if (!session) return null;
+  const { user } = session;
+  const name = user.isAdmin ? `${user.username} ${COPY.adminSuffix}` : user.username;
+
+  const show = (dialog: DialogName) => {
+    setMounted((prev) => (prev.has(dialog) ? prev : new Set(prev).add(dialog)));
+    setOpenDialog(dialog);
+  };
+  const dialogProps = (dialog: DialogName) => ({
+    open: openDialog === dialog,
+    onOpenChange: (open: boolean) => {
+      if (open) return setOpenDialog(dialog);
+      // The menu item that opened the dialog is gone, so the dialog cannot hand focus back by itself:
+      // once it has closed (and stopped trapping focus), focus returns to the menu's button.
+      flushSync(() => setOpenDialog(null));
+      triggerRef.current?.focus();
+    },
+  });
+
+  return (
+    <>
+      <DropdownMenu>
+        <DropdownMenuTrigger asChild>
+          <Button ref={triggerRef} variant="outline" aria-label={`Settings for ${name}`} className="max-w-64">
+            <CircleUserRoundIcon aria-hidden className="text-muted-foreground" />
+            <span className="truncate">{name}</span>
+            <ChevronDownIcon aria-hidden className="text-muted-foreground" />
+          </Button>
+        </DropdownMenuTrigger>
+        <DropdownMenuContent align="end" className="w-56">
+          <DropdownMenuLabel className="truncate font-normal text-muted-foreground">
+            Signed in as <span className="font-medium text-foreground">{user.username}</span>
+          </DropdownMenuLabel>
+          <DropdownMenuSeparator />
+          {user.isAdmin && (
+            <DropdownMenuItem onSelect={() => show('users')}>
+              <UserCogIcon aria-hidden />
+              {COPY.manageUsers}
+            </DropdownMenuItem>
+          )}
+          <DropdownMenuItem onSelect={() => show('agents')}>
+            <BotIcon aria-hidden />
+            {COPY.aiAgents}
+          </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('faq')}>
+            <CircleHelpIcon aria-hidden />
+            {COPY.faq}
+          </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('password')}>
+            <KeyRoundIcon aria-hidden />
+            {COPY.changePassword}
+          </DropdownMenuItem>
+          {withLogoutAndTheme && (
+            <>
+              <DropdownMenuSeparator />
+              <DropdownMenuItem onSelect={toggleTheme}>
+                {theme === 'dark' ? <SunIcon aria-hidden /> : <MoonIcon aria-hidden />}
+                {theme === 'dark' ? 'Light Mode' : 'Dark Mode'}
+              </DropdownMenuItem>
+              <DropdownMenuItem variant="destructive" onSelect={() => void signOut()}>
+                <LogOutIcon aria-hidden />
+                {COPY.logOut}
+              </DropdownMenuItem>
+            </>
+          )}
+        </DropdownMenuContent>
+      </DropdownMenu>
+      <Suspense fallback={null}>
+        {mounted.has('users') && user.isAdmin && <UserManagementDialog {...dialogProps('users')} />}
+        {mounted.has('agents') && <AgentsDialog {...dialogProps('agents')} />}
+        {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
+        {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
+      </Suspense>
+    </>
+  );
+}

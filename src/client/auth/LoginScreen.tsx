@@ -1,0 +1,48 @@
+import { useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
+import { COPY } from '../../common/spec';
+import { AuthCard } from './AuthCard';
+import { RequestAccessForm } from './RequestAccessForm';
+import { SendPasswordForm } from './SendPasswordForm';
+import { SignInForm } from './SignInForm';
+
+type Mode = 'signIn' | 'sendPassword' | 'requestAccess';
+
+const DESCRIPTIONS: Record<Mode, string> = {
+  signIn: 'Enter your username and password.',
+  sendPassword: 'Enter the email address of your account and we will email you a link to set a new password.',
+  requestAccess: 'Tell us who you are; an administrator will review your request.',
+};
+
+const TITLES: Record<Mode, string> = {
+  signIn: COPY.signIn,
+  sendPassword: COPY.sendMeMyPassword,
+  requestAccess: COPY.requestAccess,
+};
+
+/** What a signed-out visitor sees (spec §2): sign in, ask for a password email, or request access. */
+export function LoginScreen() {
+  const [mode, setMode] = useState<Mode>('signIn');
+  const titleRef = useRef<HTMLHeadingElement>(null);
+
+  // The button that switched modes disappears with its form; focus goes to the new form's title so
+  // keyboard and screen-reader users are not left at the top of the page.
+  const switchTo = (next: Mode) => {
+    flushSync(() => setMode(next));
+    titleRef.current?.focus();
+  };
+  const backToSignIn = () => switchTo('signIn');
+
+  return (
+    <AuthCard title={TITLES[mode]} description={DESCRIPTIONS[mode]} titleRef={titleRef}>
+      {mode === 'signIn' && (
+        <SignInForm
+          onSendPassword={() => switchTo('sendPassword')}
+          onRequestAccess={() => switchTo('requestAccess')}
+        />
+      )}
+      {mode === 'sendPassword' && <SendPasswordForm onBack={backToSignIn} />}
+      {mode === 'requestAccess' && <RequestAccessForm onBack={backToSignIn} />}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,74 @@
+import type {
+  AccessRequestBody,
+  ChangePasswordBody,
+  LoginBody,
+  LoginResponse,
+  PublicUser,
+  ResetPasswordBody,
+  SendPasswordBody,
+} from '../../common/auth';
+import { SESSION_HEADER_ALT } from '../../common/spec';
+import { apiRequest } from '../lib/api';
+import { clearSession, getSession, setSession, updateUser } from '../lib/session';
+
+// Answers are typed, not parsed: the server's response schemas shape them, and parsing here would
+// put Zod on the login screen (see lib/lazy-zod-resolver.ts).
+
+/** Signs in and stores the session, which shows the main screen. */
+export async function signIn(body: LoginBody): Promise<void> {
+  const res = await apiRequest('POST', '/api/auth/login', body);
+  const { sessionId, user } = (await res.json()) as LoginResponse;
+  setSession(sessionId, user);
+}
+
+/** Ends the session on the server if it can, and in the browser whatever the server says. */
+export async function signOut(): Promise<void> {
+  try {
+    await apiRequest('POST', '/api/auth/logout');
+  } catch {
+    // Already ended on the server, or the server is unreachable: ending it here is what matters.
+  }
+  clearSession();
+}
+
+/** Confirms a session kept from an earlier visit and refreshes the stored user. */
+export async function confirmStoredSession(): Promise<void> {
+  if (!getSession()) return;
+  try {
+    const res = await apiRequest('GET', '/api/auth/me');
+    updateUser(((await res.json()) as { user: PublicUser }).user);
+  } catch {
+    // A 401 has already cleared the session in apiRequest. Otherwise (the server restarting, say) the
+    // session stays, and the next call will tell.
+  }
+}
+
+async function message(res: Response): Promise<string> {
+  return ((await res.json()) as { message: string }).message;
+}
+
+export async function sendPassword(body: SendPasswordBody): Promise<string> {
+  return message(await apiRequest('POST', '/api/auth/send-password', body));
+}
+
+export async function requestAccess(body: AccessRequestBody): Promise<string> {
+  return message(await apiRequest('POST', '/api/access-requests', body));
+}
+
+/**
+ * Spec §7: this call carries the session in x-session-id. A 401 here may mean a wrong current
+ * password, so it does not sign out.
+ */
+export async function changePassword(body: ChangePasswordBody): Promise<void> {
+  await apiRequest('POST', '/api/auth/change-password', body, {
+    sessionHeader: SESSION_HEADER_ALT,
+    signOutOn401: false,
+  });
+}
+
+/** A reset ends every session of the account, this browser's included. */
+export async function resetPassword(body: ResetPasswordBody): Promise<string> {
+  const text = await message(await apiRequest('POST', '/api/auth/reset-password', body));
+  clearSession();
+  return text;
+}

@@ -1,0 +1,40 @@
+import { QueryClient, type QueryFunction } from '@tanstack/react-query';
+import { apiRequest, errorStatus } from './api';
+import { getSession, subscribeSession } from './session';
+
+/** GETs the query key's first element (a URL) and parses the JSON answer (spec §7, §8). */
+export function getQueryFn<T>({ on401 }: { on401: 'returnNull' | 'throw' }): QueryFunction<T | null> {
+  return async ({ queryKey, signal }) => {
+    try {
+      const res = await apiRequest('GET', String(queryKey[0]), undefined, { signal });
+      return (await res.json()) as T;
+    } catch (error) {
+      if (on401 === 'returnNull' && errorStatus(error) === 401) return null;
+      throw error;
+    }
+  };
+}
+
+/** Spec §9: no retry, no refetch on focus, no polling, data never stale. */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      queryFn: getQueryFn({ on401: 'throw' }),
+      retry: false,
+      refetchOnWindowFocus: false,
+      refetchInterval: false,
+      staleTime: Number.POSITIVE_INFINITY,
+    },
+    mutations: { retry: false },
+  },
+});
+
+// Cached data belongs to one session: drop it whenever the session ends or another begins, whether by
+// logout, an expired session or another tab.
+let cachedFor = getSession()?.sessionId;
+subscribeSession(() => {
+  const sessionId = getSession()?.sessionId;
+  if (sessionId === cachedFor) return;
+  cachedFor = sessionId;
+  queryClient.clear();
+});

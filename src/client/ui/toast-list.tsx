@@ -1,0 +1,21 @@
+import { Toast, ToastClose, ToastDescription, ToastProvider, ToastTitle, ToastViewport } from './toast';
+import { useToast } from './use-toast';
+
+/** The toasts raised with `toast()`, drawn with Radix Toast. */
+export function ToastList() {
+  const { toasts, dismiss } = useToast();
+  return (
+    <ToastProvider>
+      {toasts.map(({ id, title, description, ...props }) => (
+        <Toast key={id} {...props} onOpenChange={(open) => open || dismiss(id)}>
+          <div className="grid gap-1">
+            {title && <ToastTitle>{title}</ToastTitle>}
+            {description && <ToastDescription>{description}</ToastDescription>}
+          </div>
+          <ToastClose />
+        </Toast>
+      ))}
+      <ToastViewport />
+    </ToastProvider>
+  );
+}
