@@ -1,4 +1,4 @@
-// Bundles the server into dist/server/main.js (or <outdir>/main.js); dependencies stay in node_modules.
+// Bundles the server's entry points into dist/server (or <outdir>); dependencies stay in node_modules.
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -6,8 +6,8 @@ import { build } from 'esbuild';
 const outdir = path.resolve(process.argv[2] ?? 'dist/server');
 
 await build({
-  entryPoints: ['src/server/main.ts'],
-  outfile: path.join(outdir, 'main.js'),
+  entryPoints: ['src/server/main.ts', 'src/server/reset-admin-password.ts'],
+  outdir,
   bundle: true,
   platform: 'node',
   format: 'esm',

@@ -1,0 +1,43 @@
+import { generatePassword, hashPassword } from './auth/passwords';
+import { createUserRepository } from './auth/repository';
+import { createSessionStore } from './auth/sessions';
+import { ConfigError, loadConfig } from './config';
+import { DataDirLockedError, openDatabase } from './db';
+
+/**
+ * `npm run reset-admin-password`: gives the bootstrap administrator a new password
+ * (ADMIN_PASSWORD, or a generated one printed here) and ends their sessions.
+ * Run it with the same configuration as the server; on SQLite, stop the server first.
+ */
+async function main() {
+  const config = loadConfig();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const admin = await db.kysely
+      .selectFrom('users')
+      .selectAll()
+      .where('is_bootstrap', '=', true)
+      .executeTakeFirst();
+    if (!admin)
+      throw new Error('There is no bootstrap administrator yet: start the server once to create it.');
+    const password = config.admin.password ?? generatePassword();
+    await createUserRepository(db.kysely).setPasswordHash(admin.id, await hashPassword(password));
+    await db.kysely.updateTable('users').set({ is_suspended: false }).where('id', '=', admin.id).execute();
+    await createSessionStore(db.kysely, config.sessionTtlMs).endAllForUser(admin.id);
+    console.info(
+      config.admin.password
+        ? `The password of "${admin.username}" is now ADMIN_PASSWORD.`
+        : `The password of "${admin.username}" is now "${password}" (shown once).`,
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+main().catch((error) => {
+  const known = error instanceof ConfigError || error instanceof DataDirLockedError;
+  console.error(
+    known ? error.message : `Could not reset the password: ${error instanceof Error ? error.message : error}`,
+  );
+  process.exit(1);
+});
