@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VALIDATION } from './spec';
 
 /** A task as the API returns it (spec §3), plus timestamps. */
 export const taskSchema = z.object({
@@ -20,3 +21,133 @@ export const taskSchema = z.object({
   archivedAt: z.string().nullable(),
 });
 export type Task = z.infer<typeof taskSchema>;
+
+/** The task query keys: each is also the URL a default query GETs (spec §7). */
+export const TASKS_PATH = '/api/tasks';
+export const ARCHIVED_TASKS_PATH = '/api/tasks/archived';
+export const taskPath = (id: number) => `${TASKS_PATH}/${id}`;
+
+/** Field limits shared by the forms and the routes. */
+export const TASK_LIMITS = {
+  titleMax: 200,
+  descriptionMax: 10_000,
+  notesMax: 50_000,
+  aiDraftMax: 50_000,
+  reorderMax: 10_000,
+  /** Ids are 32-bit integer columns on PostgreSQL: anything larger cannot exist and must not reach a query. */
+  idMax: 2_147_483_647,
+} as const;
+
+export const TASK_MESSAGES = {
+  dueDateInvalid: 'dueDate must be a real date written YYYY-MM-DD',
+  reorderEmpty: 'taskIds must list at least one task',
+  agentNotFound: 'Agent not found',
+} as const;
+
+const titleSchema = z
+  .string({
+    // A missing title gets the spec's words; a wrong type falls through to the message naming the type.
+    error: (issue) => (issue.input === undefined ? VALIDATION.taskTitleRequired : undefined),
+  })
+  .trim()
+  .min(1, VALIDATION.taskTitleRequired)
+  .max(TASK_LIMITS.titleMax, `title must be at most ${TASK_LIMITS.titleMax} characters`);
+
+/** Trimmed; empty means no description (spec §5). */
+const descriptionSchema = z
+  .string()
+  .trim()
+  .max(TASK_LIMITS.descriptionMax, `description must be at most ${TASK_LIMITS.descriptionMax} characters`)
+  .nullable()
+  .transform((v) => v || null);
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(T.+)?$/;
+
+/** A calendar date that exists (no 2026-02-30); a full ISO date-time keeps the date it was written with. */
+function toCalendarDate(value: string): string | null {
+  const match = DATE_PATTERN.exec(value);
+  if (!match) return null;
+  const [, y, m, d, time] = match;
+  if (time && Number.isNaN(Date.parse(value))) return null;
+  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+  const date10 = `${y}-${m}-${d}`;
+  return date.toISOString().slice(0, 10) === date10 ? date10 : null;
+}
+
+/** 'YYYY-MM-DD', a full ISO date-time, '' or null; out comes 'YYYY-MM-DD' or null. */
+const dueDateSchema = z
+  .string()
+  .max(40, TASK_MESSAGES.dueDateInvalid)
+  .nullable()
+  .transform((value, ctx) => {
+    if (!value) return null;
+    const date = toCalendarDate(value);
+    if (!date) ctx.addIssue({ code: 'custom', message: TASK_MESSAGES.dueDateInvalid });
+    return date ?? z.NEVER;
+  });
+
+const idSchema = (field: string) =>
+  z
+    .number()
+    .int(`${field} must be a whole number`)
+    .positive(`${field} must be a positive number`)
+    .max(TASK_LIMITS.idMax, `${field} is too large`);
+
+/** An agent id, or '' / null for no agent (spec §4: "empty for no agent"). */
+const contextIdSchema = z
+  .union([idSchema('contextId'), z.literal('').transform(() => null)])
+  .nullable()
+  .transform((v) => v ?? null);
+
+const notesSchema = z
+  .string()
+  .max(TASK_LIMITS.notesMax, `notes must be at most ${TASK_LIMITS.notesMax} characters`)
+  .nullable();
+const aiDraftSchema = z
+  .string()
+  .max(TASK_LIMITS.aiDraftMax, `aiDraft must be at most ${TASK_LIMITS.aiDraftMax} characters`)
+  .nullable();
+
+/**
+ * POST /api/tasks. The client sends userId 1 and position 0 (spec §7, §9): both are accepted and
+ * ignored, because the owner comes from the session and a new task always goes to the top.
+ */
+export const createTaskBodySchema = z.strictObject({
+  userId: z.number().optional(),
+  title: titleSchema,
+  description: descriptionSchema.optional().transform((v) => v ?? null),
+  dueDate: dueDateSchema.optional().transform((v) => v ?? null),
+  completed: z.boolean().default(false),
+  archived: z.boolean().default(false),
+  position: z.number().optional(),
+  contextId: contextIdSchema.optional().transform((v) => v ?? null),
+});
+export type CreateTaskBody = z.input<typeof createTaskBodySchema>;
+export type CreateTaskInput = z.output<typeof createTaskBodySchema>;
+
+/** PATCH /api/tasks/{id}: any of the fields spec §7 lists; anything else is refused by name. */
+export const updateTaskBodySchema = z.strictObject({
+  title: titleSchema.optional(),
+  description: descriptionSchema.optional(),
+  notes: notesSchema.optional(),
+  completed: z.boolean().optional(),
+  archived: z.boolean().optional(),
+  contextId: contextIdSchema.optional(),
+  aiDraft: aiDraftSchema.optional(),
+  aiAssisted: z.boolean().optional(),
+  dueDate: dueDateSchema.optional(),
+});
+export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
+export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
+
+/**
+ * POST /api/tasks/reorder (spec §3 "Reorder payload"): the caller's active task ids in their new
+ * order. Active tasks left out keep their relative order after the listed ones.
+ */
+export const reorderBodySchema = z.strictObject({
+  taskIds: z
+    .array(idSchema('taskIds'))
+    .min(1, TASK_MESSAGES.reorderEmpty)
+    .max(TASK_LIMITS.reorderMax, `taskIds must list at most ${TASK_LIMITS.reorderMax} tasks`),
+});
+export type ReorderBody = z.infer<typeof reorderBodySchema>;

@@ -6,7 +6,9 @@ import type { Config } from './config';
 import type { Db } from './db';
 import type { FileStore } from './files/store';
 import type { RateLimiter } from './http/rate-limit';
+import type { LiveBus } from './live/bus';
 import type { Mailer } from './mail/mailer';
+import type { TaskService } from './tasks/service';
 
 /** What every feature's routes are given: built once in app.ts, no globals. */
 export interface AppContext {
@@ -19,4 +21,7 @@ export interface AppContext {
   auth: AuthService;
   rateLimiter: RateLimiter;
   fileStore: FileStore;
+  /** Tell the user's open pages which queries to refetch: `live.publish(userId, ['/api/tasks'])`. */
+  live: LiveBus;
+  tasks: TaskService;
 }

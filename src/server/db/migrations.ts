@@ -167,11 +167,58 @@ function initial(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * A per-user counter that every change to a user's tasks bumps, whoever makes it (any feature, a
+ * foreign-key action, an operator's SQL): the task lists are served from a cache while it holds still.
+ * No foreign key to users: the rows of a user being deleted would otherwise be re-created mid-delete.
+ */
+function taskVersions(dialect: DialectName): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('task_versions')
+        .addColumn('user_id', 'integer', (col) => col.primaryKey())
+        .addColumn('version', 'bigint', (col) => col.notNull())
+        .execute();
+      if (dialect === 'postgres') {
+        // One statement-level trigger per event, so reordering 1,000 tasks bumps the counter once.
+        await sql`create function tasklane_bump_task_versions() returns trigger language plpgsql as $$
+          begin
+            insert into task_versions (user_id, version)
+              select distinct user_id, 1 from changed_rows
+              on conflict (user_id) do update set version = task_versions.version + 1;
+            return null;
+          end $$`.execute(db);
+        for (const [event, table] of [
+          ['insert', 'new'],
+          ['update', 'new'],
+          ['delete', 'old'],
+        ] as const) {
+          await sql`create trigger ${sql.raw(`tasks_version_${event}`)} after ${sql.raw(event)} on tasks
+            referencing ${sql.raw(table)} table as changed_rows
+            for each statement execute function tasklane_bump_task_versions()`.execute(db);
+        }
+        return;
+      }
+      for (const [event, row] of [
+        ['insert', 'new'],
+        ['update', 'new'],
+        ['delete', 'old'],
+      ] as const) {
+        await sql`create trigger ${sql.raw(`tasks_version_${event}`)} after ${sql.raw(event)} on tasks begin
+            insert into task_versions (user_id, version) values (${sql.raw(row)}.user_id, 1)
+              on conflict (user_id) do update set version = version + 1;
+          end`.execute(db);
+      }
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect) };
+      return { '0001_initial': initial(dialect), '0002_task_versions': taskVersions(dialect) };
     },
   };
 }

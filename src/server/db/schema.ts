@@ -119,6 +119,12 @@ export interface RateLimitsTable {
   window_ends_at: BigIntColumn;
 }
 
+/** Bumped by triggers on every change to a user's tasks (migration 0002). */
+export interface TaskVersionsTable {
+  user_id: number;
+  version: BigIntColumn;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -126,6 +132,7 @@ export interface Database {
   access_requests: AccessRequestsTable;
   agents: AgentsTable;
   tasks: TasksTable;
+  task_versions: TaskVersionsTable;
   files: FilesTable;
   ai_credentials: AiCredentialsTable;
   audit_log: AuditLogTable;

@@ -2,8 +2,15 @@
 
 export const toBool = (value: boolean | number): boolean => value === true || value === 1;
 
+/** What nowIso() writes: returned as is, because a parse per timestamp dominated listing 1,000 tasks. */
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export const toIso = (value: Date | string): string =>
-  value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+  value instanceof Date
+    ? value.toISOString()
+    : CANONICAL_ISO.test(value)
+      ? value
+      : new Date(value).toISOString();
 
 export const toIsoOrNull = (value: Date | string | null): string | null =>
   value === null ? null : toIso(value);

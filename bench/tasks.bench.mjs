@@ -1,0 +1,301 @@
+// GET /api/tasks throughput and latency for a user with 1,000 tasks, next to a bare Node server
+// answering the same bytes, and the time to reorder all 1,000; on SQLite and on PostgreSQL.
+//
+//   npm run build && node bench/tasks.bench.mjs
+//
+// BENCH_DIST: the build to run (default dist). TEST_DATABASE_URL: PostgreSQL server (default
+// postgres://postgres@127.0.0.1:5432/test; a fresh schema is created and dropped). BENCH_SECONDS:
+// length of each load run (default 5). BENCH_DIALECTS: sqlite,postgres. LOG_LEVEL: the server's (default warn).
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
+const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
+const TASKS = 1000;
+const CONNECTIONS = 50;
+const RUN_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
+const WARMUP_MS = 1000;
+const REORDER_RUNS = 5;
+const ADMIN = { username: 'bench', password: 'bench-password' };
+const TARGETS = { ratio: 0.5, p99Ms: 50, reorderMs: 100 };
+
+/** The bench's output is its figures. */
+const print = (line) => process.stdout.write(`${line}\n`);
+
+/** Starts a child process and resolves with its URL once it prints "running at <url>". */
+function startProcess(args, env, label) {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk) => {
+    output += chunk;
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      const match = output.match(/running at (http:\/\/\S+)/);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        url: match[1],
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${label} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function startApp(env) {
+  const main = path.join(DIST, 'server', 'main.js');
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build (or set BENCH_DIST)`);
+  // BENCH_NODE_ARGS, e.g. --cpu-prof, profiles the server.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return startProcess(
+    [...nodeArgs, main],
+    {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      LOG_LEVEL,
+      ...env,
+    },
+    'Tasklane',
+  );
+}
+
+/** A bare Node http server answering every request with the given bytes as JSON. */
+function startBareServer(bodyFile) {
+  const source = `
+    const http = require('node:http');
+    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => console.log('running at http://127.0.0.1:' + server.address().port));
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  `;
+  return startProcess(['-e', source], {}, 'bare server');
+}
+
+function request(agent, method, url, { headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const req = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: payload
+          ? { ...headers, 'content-type': 'application/json', 'content-length': payload.length }
+          : headers,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** CONNECTIONS concurrent loops of GET url over keep-alive sockets: a warm-up, then a measured run. */
+async function load(url, headers, expectedBytes) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const run = async (ms, latencies) => {
+    const end = Date.now() + ms;
+    let failures = 0;
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (Date.now() < end) {
+          const start = performance.now();
+          const response = await request(agent, 'GET', url, { headers });
+          latencies?.push(performance.now() - start);
+          if (response.status !== 200 || response.body.length !== expectedBytes) failures += 1;
+        }
+      }),
+    );
+    return failures;
+  };
+  await run(WARMUP_MS);
+  const latencies = [];
+  const started = performance.now();
+  const failures = await run(RUN_MS, latencies);
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  if (failures > 0) throw new Error(`${failures} of ${latencies.length} requests to ${url} failed`);
+  return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function benchDialect(dialect) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-bench-'));
+  const env = { DATA_DIR: dataDir };
+  let dropSchema = async () => {};
+  if (dialect === 'postgres') {
+    const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: PG_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = new URL(PG_URL);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.DATABASE_URL = url.toString();
+    dropSchema = async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    };
+  }
+  const app = await startApp(env);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
+  try {
+    const login = await request(agent, 'POST', `${app.url}/api/auth/login`, { body: ADMIN });
+    if (login.status !== 200) throw new Error(`sign-in failed: ${login.body}`);
+    const headers = { 'user-session': JSON.parse(login.body).sessionId };
+
+    let created = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (created < TASKS) {
+          const n = created++;
+          const response = await request(agent, 'POST', `${app.url}/api/tasks`, {
+            headers,
+            body: {
+              userId: 1,
+              title: `Task number ${n}: follow up on the quarterly report`,
+              description: 'A description of a realistic length, about one sentence or two, for the list.',
+              dueDate: '2026-06-30',
+              completed: false,
+              archived: false,
+              position: 0,
+              contextId: null,
+            },
+          });
+          if (response.status !== 201) throw new Error(`create failed: ${response.body}`);
+        }
+      }),
+    );
+
+    const list = await request(agent, 'GET', `${app.url}/api/tasks`, { headers });
+    const tasks = JSON.parse(list.body);
+    if (tasks.length !== TASKS) throw new Error(`expected ${TASKS} tasks, got ${tasks.length}`);
+    const bodyFile = path.join(dataDir, 'body.json');
+    fs.writeFileSync(bodyFile, list.body);
+
+    const api = await load(`${app.url}/api/tasks`, headers, list.body.length);
+    const bare = await startBareServer(bodyFile);
+    let baseline;
+    try {
+      baseline = await load(`${bare.url}/`, {}, list.body.length);
+    } finally {
+      await bare.stop();
+    }
+
+    const reorderMs = [];
+    let ids = tasks.map((task) => task.id);
+    for (let i = 0; i < REORDER_RUNS; i++) {
+      ids = [...ids].reverse();
+      const start = performance.now();
+      const response = await request(agent, 'POST', `${app.url}/api/tasks/reorder`, {
+        headers,
+        body: { taskIds: ids },
+      });
+      reorderMs.push(performance.now() - start);
+      if (response.status !== 200) throw new Error(`reorder failed: ${response.body}`);
+    }
+    const after = JSON.parse((await request(agent, 'GET', `${app.url}/api/tasks`, { headers })).body);
+    if (after.map((task) => task.id).join() !== ids.join()) throw new Error('reorder did not apply');
+    reorderMs.sort((a, b) => a - b);
+
+    return {
+      dialect,
+      bytes: list.body.length,
+      api,
+      baseline,
+      reorder: { median: percentile(reorderMs, 50), max: reorderMs.at(-1) },
+    };
+  } finally {
+    agent.destroy();
+    await app.stop();
+    await dropSchema();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function printTable(results) {
+  const rows = [
+    [
+      'database',
+      'body',
+      'GET rps',
+      'p50 ms',
+      'p99 ms',
+      'bare rps',
+      'bare p99 ms',
+      'ratio',
+      'reorder ms (median / max)',
+      'targets',
+    ],
+  ];
+  for (const r of results) {
+    const ratio = r.api.rps / r.baseline.rps;
+    const met = ratio >= TARGETS.ratio && r.api.p99 < TARGETS.p99Ms && r.reorder.max < TARGETS.reorderMs;
+    rows.push([
+      r.dialect,
+      `${(r.bytes / 1024).toFixed(0)} KiB`,
+      r.api.rps.toFixed(0),
+      r.api.p50.toFixed(1),
+      r.api.p99.toFixed(1),
+      r.baseline.rps.toFixed(0),
+      r.baseline.p99.toFixed(1),
+      ratio.toFixed(2),
+      `${r.reorder.median.toFixed(1)} / ${r.reorder.max.toFixed(1)}`,
+      met ? 'met' : 'MISSED',
+    ]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  print(
+    `\nGET /api/tasks with ${TASKS} tasks, ${CONNECTIONS} connections, ${RUN_MS / 1000} s per run, server LOG_LEVEL=${LOG_LEVEL}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  );
+  for (const [i, row] of rows.entries()) {
+    print(row.map((cell, j) => (j === 0 ? cell.padEnd(widths[j]) : cell.padStart(widths[j]))).join('  '));
+    if (i === 0) print(widths.map((w) => '-'.repeat(w)).join('  '));
+  }
+  print(
+    `targets: ratio (GET rps / bare rps) >= ${TARGETS.ratio}, p99 < ${TARGETS.p99Ms} ms, reorder of ${TASKS} < ${TARGETS.reorderMs} ms\n`,
+  );
+}
+
+const results = [];
+for (const dialect of DIALECTS) {
+  print(`benchmarking ${dialect}...`);
+  results.push(await benchDialect(dialect));
+}
+printTable(results);

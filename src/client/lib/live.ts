@@ -1,0 +1,66 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
+import { useSession } from './session';
+
+/** Back-off for a stream the browser gave up on, doubling up to the maximum. */
+const RETRY_MIN_MS = 2000;
+const RETRY_MAX_MS = 60_000;
+
+function parseEvent(data: unknown): LiveEvent | null {
+  try {
+    const event: unknown = JSON.parse(String(data));
+    return event && typeof event === 'object' && Array.isArray((event as LiveEvent).invalidate)
+      ? (event as LiveEvent)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * While signed in, listens to the server's live updates and refetches the queries they name, so a
+ * change made in another tab or on another device shows here too. Mount once, inside the query client.
+ */
+export function useLiveUpdates(): void {
+  const sessionId = useSession()?.sessionId;
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    if (!sessionId || typeof EventSource === 'undefined') return;
+    let source: EventSource | undefined;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let retryDelay = RETRY_MIN_MS;
+    let missedEvents = false;
+
+    const connect = () => {
+      // EventSource cannot send headers: the session cookie set at sign-in authenticates it.
+      source = new EventSource(LIVE_EVENTS_PATH, { withCredentials: true });
+      source.onopen = () => {
+        retryDelay = RETRY_MIN_MS;
+        // Changes made while the stream was down were never announced: refetch what is shown.
+        if (missedEvents) void queryClient.invalidateQueries();
+        missedEvents = false;
+      };
+      source.onmessage = (message) => {
+        for (const key of parseEvent(message.data)?.invalidate ?? []) {
+          void queryClient.invalidateQueries({ queryKey: [key] });
+        }
+      };
+      source.onerror = () => {
+        missedEvents = true;
+        // The browser reconnects a dropped stream by itself, but not one refused with an error status.
+        if (source?.readyState !== EventSource.CLOSED) return;
+        source.close();
+        retryTimer = setTimeout(connect, retryDelay);
+        retryDelay = Math.min(retryDelay * 2, RETRY_MAX_MS);
+      };
+    };
+
+    connect();
+    return () => {
+      clearTimeout(retryTimer);
+      source?.close();
+    };
+  }, [sessionId, queryClient]);
+}

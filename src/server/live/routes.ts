@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
+import type { AppContext } from '../context';
+import { currentUser, requireUser } from '../http/session';
+
+/** A comment line every 25 s keeps proxies from closing an idle stream. */
+const HEARTBEAT_MS = 25_000;
+/** How long the browser waits before reconnecting a dropped stream. */
+const RETRY_MS = 3000;
+
+/**
+ * GET /api/events: a server-sent event stream of `{invalidate: [queryKey, ...]}` for the signed-in
+ * user. EventSource cannot send headers, so the browser is authenticated by the session cookie.
+ */
+export async function liveRoutes(app: FastifyInstance, ctx: AppContext) {
+  const openStreams = new Set<() => void>();
+  // Open streams never finish on their own, so they would hold up a graceful shutdown.
+  app.addHook('preClose', async () => {
+    for (const end of openStreams) end();
+  });
+
+  app.get(LIVE_EVENTS_PATH, { onRequest: requireUser }, async (request, reply) => {
+    const userId = currentUser(request).id;
+    const sessionId = request.session?.sessionId ?? '';
+    reply.hijack();
+    const res = reply.raw;
+    // Keep the security headers the hooks set on the reply: a hijacked reply does not send them.
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) res.setHeader(name, value);
+    }
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx would otherwise buffer the stream.
+      'x-accel-buffering': 'no',
+    });
+    res.flushHeaders();
+
+    let unsubscribe = () => {};
+    let heartbeat: NodeJS.Timeout | undefined;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      openStreams.delete(end);
+      res.end();
+    };
+    const send = (text: string) => {
+      if (!ended) res.write(text);
+    };
+    openStreams.add(end);
+    res.on('close', end);
+
+    try {
+      unsubscribe = await ctx.live.subscribe(userId, {
+        onEvent: (queryKeys) => {
+          const event: LiveEvent = { invalidate: queryKeys };
+          send(`data: ${JSON.stringify(event)}\n\n`);
+        },
+        // The browser reconnects and refetches, which covers whatever was missed.
+        onInterrupted: end,
+      });
+    } catch (error) {
+      request.log.warn({ err: error }, 'live updates unavailable');
+      return end();
+    }
+    if (ended) return unsubscribe();
+    send(`retry: ${RETRY_MS}\n: connected\n\n`);
+
+    heartbeat = setInterval(async () => {
+      // A stream outlives nothing it was opened with: a session ended since (logout, suspension) ends it.
+      const session = await ctx.sessions.resolve(sessionId).catch(() => null);
+      if (!session) return end();
+      send(': heartbeat\n\n');
+    }, HEARTBEAT_MS);
+  });
+}

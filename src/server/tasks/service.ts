@@ -1,0 +1,172 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import {
+  ARCHIVED_TASKS_PATH,
+  type CreateTaskInput,
+  TASK_MESSAGES,
+  TASKS_PATH,
+  type Task,
+  taskPath,
+  type UpdateTaskInput,
+} from '../../common/tasks';
+import type { DialectName } from '../db';
+import type { Database, TaskRow, TaskUpdate } from '../db/schema';
+import { nowIso, toBool } from '../db/values';
+import type { FileStore } from '../files/store';
+import { badRequest, notFound } from '../http/errors';
+import type { LiveBus } from '../live/bus';
+import { createListCache } from './list-cache';
+import { createTaskRepository, inTransaction, toTask } from './repository';
+
+/** Memory for cached task lists: about 160 lists of 1,000 tasks. */
+const LIST_CACHE_BYTES = 64 * 1024 * 1024;
+
+export const TASK_ERRORS = {
+  archivedReorder: 'Archived tasks cannot be reordered.',
+  duplicateInReorder: (id: number) => `taskIds lists task ${id} more than once`,
+} as const;
+
+export interface TaskServiceDeps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  live: LiveBus;
+  fileStore: FileStore;
+  logger: FastifyBaseLogger;
+}
+
+/** Task rules. Every call is scoped to its owner: another user's task does not exist (404). */
+export function createTaskService({ db, dialect, live, fileStore, logger }: TaskServiceDeps) {
+  const tasks = createTaskRepository(db, dialect);
+  const taskNotFound = () => notFound('Task');
+  /** Every open stream of the user refetches its lists (and the one task, when given). */
+  const changed = (userId: number, ...more: string[]) =>
+    live.publish(userId, [TASKS_PATH, ARCHIVED_TASKS_PATH, ...more]);
+
+  const assertOwnAgent = async (userId: number, agentId: number | null | undefined) => {
+    if (agentId != null && !(await tasks.agentExists(userId, agentId))) {
+      throw badRequest(TASK_MESSAGES.agentNotFound);
+    }
+  };
+
+  const lists = createListCache(LIST_CACHE_BYTES);
+  /** The version is read before the rows, so a cached list is never older than its version says. */
+  const cachedList = async (key: string, userId: number, read: (userId: number) => Promise<TaskRow[]>) => {
+    const version = await tasks.version(userId);
+    const cached = lists.get(key, version);
+    if (cached) return cached;
+    const body = Buffer.from(JSON.stringify((await read(userId)).map(toTask)));
+    lists.set(key, version, body);
+    return body;
+  };
+
+  return {
+    /** GET /api/tasks as JSON bytes: the user's tasks that are not archived, in list order. */
+    activeListJson: (userId: number): Promise<Buffer> =>
+      cachedList(`${userId}:active`, userId, tasks.listActive),
+
+    /** GET /api/tasks/archived as JSON bytes: most recently archived first. */
+    archivedListJson: (userId: number): Promise<Buffer> =>
+      cachedList(`${userId}:archived`, userId, tasks.listArchived),
+
+    async get(userId: number, id: number): Promise<Task> {
+      const row = await tasks.find(userId, id);
+      if (!row) throw taskNotFound();
+      return toTask(row);
+    },
+
+    /** A new task goes to the top of the active list; the owner is the caller, whatever the body says. */
+    async create(userId: number, input: CreateTaskInput): Promise<Task> {
+      await assertOwnAgent(userId, input.contextId);
+      const row = await tasks.insertAtTop({
+        user_id: userId,
+        title: input.title,
+        description: input.description,
+        due_date: input.dueDate,
+        completed: input.completed,
+        archived: input.archived,
+        archived_at: input.archived ? nowIso() : null,
+        context_id: input.contextId,
+        notes: null,
+        ai_draft: null,
+        ai_assisted: false,
+      });
+      changed(userId);
+      return toTask(row);
+    },
+
+    /** Archiving stamps archived_at; restoring clears it and puts the task back on top of the list. */
+    async update(userId: number, id: number, input: UpdateTaskInput): Promise<Task> {
+      const current = await tasks.find(userId, id);
+      if (!current) throw taskNotFound();
+      await assertOwnAgent(userId, input.contextId);
+      const changes: Omit<TaskUpdate, 'position'> = {
+        title: input.title,
+        description: input.description,
+        notes: input.notes,
+        completed: input.completed,
+        context_id: input.contextId,
+        ai_draft: input.aiDraft,
+        ai_assisted: input.aiAssisted,
+        due_date: input.dueDate,
+      };
+      const restoring = input.archived === false && toBool(current.archived);
+      if (input.archived !== undefined && input.archived !== toBool(current.archived)) {
+        changes.archived = input.archived;
+        changes.archived_at = input.archived ? nowIso() : null;
+      }
+      // Kysely leaves undefined values out of the SET list.
+      if (Object.values(changes).every((v) => v === undefined)) return toTask(current);
+      const row = await tasks.update(userId, id, changes, restoring);
+      if (!row) throw taskNotFound();
+      changed(userId, taskPath(id));
+      return toTask(row);
+    },
+
+    /** Deletes the task, its file rows, then its stored files; a file already gone is fine. */
+    async remove(userId: number, id: number): Promise<void> {
+      const storageKeys = await inTransaction(db, dialect, async (repository) => {
+        const keys = await repository.fileKeys(userId, id);
+        if (!(await repository.delete(userId, id))) throw taskNotFound();
+        return keys;
+      });
+      await Promise.all(
+        storageKeys.map((key) =>
+          fileStore.remove(key).catch((error) => logger.warn({ err: error, key }, 'stored file not removed')),
+        ),
+      );
+      changed(userId);
+    },
+
+    /**
+     * Applies a new order of the caller's active tasks in one transaction and returns the full order.
+     * Any unknown, foreign, archived or repeated id refuses the whole request and changes nothing.
+     * Active tasks left out (the client does not list completed ones) keep their relative order after
+     * the listed ones, so a list that is slightly stale still reorders what the person saw.
+     */
+    async reorder(userId: number, taskIds: number[]): Promise<number[]> {
+      const seen = new Set<number>();
+      for (const id of taskIds) {
+        if (seen.has(id)) throw badRequest(TASK_ERRORS.duplicateInReorder(id));
+        seen.add(id);
+      }
+      const order = await inTransaction(db, dialect, async (repository) => {
+        const active = await repository.activeIds(userId);
+        const activeSet = new Set(active);
+        const notActive = taskIds.filter((id) => !activeSet.has(id));
+        if (notActive.length > 0) {
+          const archived = await repository.archivedAmong(userId, notActive);
+          // A foreign id and an unknown one answer alike, so reorder reveals nothing about others' tasks.
+          if (archived.length < notActive.length) throw taskNotFound();
+          throw badRequest(TASK_ERRORS.archivedReorder);
+        }
+        const full = [...taskIds, ...active.filter((id) => !seen.has(id))];
+        await repository.setOrder(userId, full);
+        return full;
+      });
+      changed(userId);
+      return order;
+    },
+  };
+}
+
+export type TaskService = ReturnType<typeof createTaskService>;
