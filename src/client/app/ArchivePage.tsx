@@ -1,0 +1,53 @@
+import { ArchiveIcon, ArrowLeftIcon, ListTodoIcon } from 'lucide-react';
+import { Link } from 'wouter';
+import { COPY } from '../../common/spec';
+import { useLiveUpdates } from '../lib/live';
+import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
+import { useArchivedTasks } from '../tasks/api';
+import { Button } from '../ui/button';
+import { Card, CardContent } from '../ui/card';
+import { Header, PAGE_WIDTH } from './Header';
+
+/** The archive screen at `/archive` (spec §2): an overview, then every archived task with a restore button. */
+export function ArchivePage() {
+  useLiveUpdates();
+  const archivedCount = useArchivedTasks().data?.length;
+
+  return (
+    <>
+      <Header withLogoutAndTheme={false} />
+      <main className={`${PAGE_WIDTH} py-8`}>
+        <Button asChild variant="ghost" size="sm" className="-ml-3">
+          <Link href="/">
+            <ArrowLeftIcon aria-hidden />
+            {COPY.backToTasks}
+          </Link>
+        </Button>
+        <Card className="mt-4 mb-6">
+          <CardContent className="flex flex-wrap items-center justify-between gap-4 pt-6">
+            <div className="flex items-center gap-4">
+              <div className="flex size-11 items-center justify-center rounded-full bg-accent text-accent-foreground">
+                <ArchiveIcon aria-hidden className="size-5" />
+              </div>
+              <div>
+                <h1 className="text-xl font-semibold tracking-tight">{COPY.archiveOverview}</h1>
+                <p className="text-sm text-muted-foreground" aria-live="polite">
+                  {archivedCount === undefined
+                    ? 'Counting archived tasks...'
+                    : `${archivedCount} archived ${archivedCount === 1 ? 'task' : 'tasks'}`}
+                </p>
+              </div>
+            </div>
+            <Button asChild variant="outline">
+              <Link href="/">
+                <ListTodoIcon aria-hidden />
+                {COPY.activeTasks}
+              </Link>
+            </Button>
+          </CardContent>
+        </Card>
+        <ArchivedTaskList />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,70 @@
+import { ArchiveIcon, PlusIcon } from 'lucide-react';
+import { useState } from 'react';
+import { Link } from 'wouter';
+import { COPY } from '../../common/spec';
+import { useLiveUpdates } from '../lib/live';
+import { AddTaskDialog } from '../tasks/AddTaskDialog';
+import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
+import { useActiveTasks, useArchivedTasks } from '../tasks/api';
+import { TaskList } from '../tasks/TaskList';
+import { Button } from '../ui/button';
+import { Tabs, TabsContent, TabsList, TabsTrigger } from '../ui/tabs';
+import { Header, PAGE_WIDTH } from './Header';
+
+function Count({ value }: { value: number | undefined }) {
+  if (value === undefined) return null;
+  return (
+    <span className="min-w-5 rounded-full bg-muted-foreground/15 px-1.5 text-xs leading-5 tabular-nums">
+      {value}
+    </span>
+  );
+}
+
+/** The main screen at `/` (spec §2): the active list, the archived tab and the Add New Task dialog. */
+export function MainPage() {
+  useLiveUpdates();
+  const [adding, setAdding] = useState(false);
+  const activeCount = useActiveTasks().data?.length;
+  const archivedCount = useArchivedTasks().data?.length;
+
+  return (
+    <>
+      <Header />
+      <main className={`${PAGE_WIDTH} py-8`}>
+        <div className="flex items-center justify-between gap-4">
+          <h1 className="text-2xl font-semibold tracking-tight">{COPY.yourTasks}</h1>
+          <Button onClick={() => setAdding(true)}>
+            <PlusIcon aria-hidden />
+            {COPY.addTask}
+          </Button>
+        </div>
+        <Tabs defaultValue="active" className="mt-6">
+          <div className="mb-4 flex items-center justify-between gap-3">
+            <TabsList>
+              <TabsTrigger value="active">
+                {COPY.active} <Count value={activeCount} />
+              </TabsTrigger>
+              <TabsTrigger value="archived">
+                {COPY.archived} <Count value={archivedCount} />
+              </TabsTrigger>
+            </TabsList>
+            <Link
+              href="/archive"
+              className="inline-flex items-center gap-1.5 rounded-md px-1 text-sm text-muted-foreground outline-none transition-colors hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring"
+            >
+              <ArchiveIcon aria-hidden className="size-4" />
+              View archive
+            </Link>
+          </div>
+          <TabsContent value="active">
+            <TaskList />
+          </TabsContent>
+          <TabsContent value="archived">
+            <ArchivedTaskList />
+          </TabsContent>
+        </Tabs>
+      </main>
+      <AddTaskDialog open={adding} onOpenChange={setAdding} />
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+import { CalendarIcon, CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
+import { memo } from 'react';
+import { COPY, ERRORS, TOASTS } from '../../common/spec';
+import type { Task } from '../../common/tasks';
+import { TaskFilesControl } from '../files/TaskFilesControl';
+import { Badge } from '../ui/badge';
+import { Button } from '../ui/button';
+import { useUpdateTask } from './api';
+import { formatDueDate } from './dates';
+import { errorToast, successToast } from './toasts';
+
+/** An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button. */
+export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task: Task }) {
+  const update = useUpdateTask(task.id);
+
+  const restore = async () => {
+    try {
+      await update.mutateAsync({ completed: false, archived: false });
+    } catch {
+      errorToast(ERRORS.restore, ERRORS.restoreTitle);
+      return;
+    }
+    successToast(TOASTS.taskRestored);
+  };
+
+  return (
+    <article
+      aria-label={task.title}
+      className="flex items-start gap-3 rounded-xl border bg-card p-4 text-card-foreground shadow-xs dark:shadow-none"
+    >
+      <CircleCheckIcon aria-hidden className="mt-0.5 size-5 shrink-0 text-primary dark:text-ring" />
+      <div className="grid min-w-0 flex-1 gap-1.5">
+        <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <h3 className="min-w-0 break-words font-medium text-muted-foreground line-through">{task.title}</h3>
+          <Badge variant="secondary">{COPY.completed}</Badge>
+        </div>
+        {task.description && (
+          <p className="text-sm break-words whitespace-pre-wrap text-muted-foreground line-through">
+            {task.description}
+          </p>
+        )}
+        {task.notes && (
+          <section aria-label="Notes" className="mt-1 rounded-lg bg-muted/70 px-3 py-2 text-sm">
+            <p className="mb-1 text-xs font-medium text-muted-foreground">Notes</p>
+            <p className="break-words whitespace-pre-wrap">{task.notes}</p>
+          </section>
+        )}
+        <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
+          {task.dueDate && (
+            <Badge variant="outline" className="font-normal text-muted-foreground">
+              <CalendarIcon aria-hidden />
+              <span className="sr-only">Due </span>
+              {formatDueDate(task.dueDate)}
+            </Badge>
+          )}
+          <TaskFilesControl taskId={task.id} />
+        </div>
+      </div>
+      <Button
+        variant="outline"
+        size="sm"
+        aria-label="Restore task"
+        disabled={update.isPending}
+        onClick={() => void restore()}
+      >
+        <RotateCcwIcon aria-hidden />
+        <span className="hidden sm:inline">Restore</span>
+      </Button>
+    </article>
+  );
+});

@@ -1,0 +1,21 @@
+import { ArchiveIcon } from 'lucide-react';
+import { COPY } from '../../common/spec';
+import { ArchivedTaskCard } from './ArchivedTaskCard';
+import { useArchivedTasks } from './api';
+import { EmptyState, LoadError } from './EmptyState';
+import { TaskSkeletons } from './TaskSkeleton';
+
+/** Archived tasks, most recently archived first (the server's order). */
+export function ArchivedTaskList() {
+  const { data: tasks, isPending, isError, refetch } = useArchivedTasks();
+  if (isPending) return <TaskSkeletons />;
+  if (isError) return <LoadError onRetry={() => void refetch()} />;
+  if (tasks.length === 0) return <EmptyState icon={ArchiveIcon} title={COPY.noArchivedTasks} />;
+  return (
+    <div className="grid gap-3">
+      {tasks.map((task) => (
+        <ArchivedTaskCard key={task.id} task={task} />
+      ))}
+    </div>
+  );
+}

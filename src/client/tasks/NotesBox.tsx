@@ -1,0 +1,121 @@
+import { CopyIcon, EraserIcon } from 'lucide-react';
+import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react';
+import { COPY, ERRORS, TOASTS } from '../../common/spec';
+import type { Task } from '../../common/tasks';
+import { Button } from '../ui/button';
+import { Label } from '../ui/label';
+import { Textarea } from '../ui/textarea';
+import type { TaskUpdates } from './api';
+import { CardTooltip } from './CardTooltip';
+import { errorToast, successToast } from './toasts';
+
+export type NotesDraft = ReturnType<typeof useNotesDraft>;
+
+/**
+ * The notes being typed on a card. They are saved when the card collapses (spec §4), so they live in
+ * the card rather than in the box, which unmounts when the card collapses. Until the person types, the
+ * box follows the server, so a draft moved into notes elsewhere shows up.
+ */
+export function useNotesDraft(task: Task, update: (updates: TaskUpdates) => Promise<Task>) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const value = draft ?? task.notes ?? '';
+  // Timers call save() after renders it did not see; it must read the latest draft and task.
+  const latest = useRef({ draft, task });
+  useLayoutEffect(() => {
+    latest.current = { draft, task };
+  });
+  const saving = useRef<string | null>(null);
+
+  /** Saves typed notes that differ from the saved ones; a failure is only logged (spec §8). */
+  const save = useCallback(() => {
+    const { draft, task } = latest.current;
+    if (draft === null || draft === saving.current) return;
+    const notes = draft.trim() ? draft : null;
+    if (notes === task.notes) {
+      setDraft(null);
+      return;
+    }
+    saving.current = draft;
+    update({ notes })
+      // Typing may have gone on while saving: only a draft that is now saved gives way to the server's.
+      .then(() => setDraft((current) => (current === draft ? null : current)))
+      .catch((error: unknown) => console.warn('Could not save the task notes', error))
+      .finally(() => {
+        saving.current = null;
+      });
+  }, [update]);
+
+  const clear = useCallback(async () => {
+    try {
+      await update({ notes: null });
+    } catch {
+      // Spec §8: nothing else changes, so the text stays as it was.
+      errorToast(ERRORS.clearNotes);
+      return;
+    }
+    setDraft(null);
+    successToast(TOASTS.notesCleared);
+  }, [update]);
+
+  return { value, edited: draft !== null, setDraft, save, clear };
+}
+
+export function NotesBox({ notes }: { notes: NotesDraft }) {
+  const id = useId();
+  const [clearing, setClearing] = useState(false);
+
+  const clear = async () => {
+    setClearing(true);
+    await notes.clear();
+    setClearing(false);
+  };
+
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(notes.value);
+    } catch {
+      errorToast(ERRORS.copyNotes);
+      return;
+    }
+    successToast(TOASTS.copied);
+  };
+
+  return (
+    <div className="grid gap-2">
+      <div className="flex items-center justify-between gap-2">
+        <Label htmlFor={id}>Notes</Label>
+        <div className="flex items-center gap-1">
+          <Button
+            variant="ghost"
+            size="sm"
+            aria-label="Clear notes"
+            disabled={clearing || !notes.value}
+            onClick={() => void clear()}
+          >
+            <EraserIcon aria-hidden />
+            Clear
+          </Button>
+          <CardTooltip content="Copy notes">
+            <Button
+              variant="ghost"
+              size="icon"
+              className="size-8"
+              aria-label="Copy notes"
+              disabled={!notes.value}
+              onClick={() => void copy()}
+            >
+              <CopyIcon aria-hidden />
+            </Button>
+          </CardTooltip>
+        </div>
+      </div>
+      <Textarea
+        id={id}
+        value={notes.value}
+        placeholder={COPY.notesPlaceholder}
+        onChange={(event) => notes.setDraft(event.target.value)}
+        className="field-sizing-content min-h-24 resize-y"
+      />
+    </div>
+  );
+}

@@ -1,0 +1,178 @@
+import type { DraggableProvided } from '@hello-pangea/dnd';
+import { CalendarIcon, CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
+import { memo, useCallback, useRef, useState } from 'react';
+import { COPY, ERRORS, TOASTS } from '../../common/spec';
+import type { Task } from '../../common/tasks';
+import { TaskAiPanel } from '../agents/TaskAiPanel';
+import { TaskFilesControl } from '../files/TaskFilesControl';
+import { cn } from '../lib/cn';
+import { Badge } from '../ui/badge';
+import { Button } from '../ui/button';
+import { useDeleteTask, useUpdateTask } from './api';
+import { CardTooltip } from './CardTooltip';
+import { celebrate } from './confetti';
+import { formatDueDate } from './dates';
+import { NotesBox, useNotesDraft } from './NotesBox';
+import { TaskDescription, TaskTitle } from './TaskEditors';
+import { errorToast, successToast } from './toasts';
+import { useCardCollapse } from './useCardCollapse';
+
+type TaskCardProps = {
+  task: Task;
+  provided: DraggableProvided;
+  isDragging: boolean;
+};
+
+/**
+ * One active task (spec §2 'Task card'). Memoized: in a long list only the card whose task changed
+ * re-renders, because unchanged tasks keep their identity in the query cache.
+ */
+export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: TaskCardProps) {
+  const [expanded, setExpanded] = useState(false);
+  // Tooltips are costly to mount a thousand times; a card gets them once the pointer or focus arrives.
+  const [engaged, setEngaged] = useState(false);
+  const engage = () => setEngaged(true);
+  // Set while completing or reopening: the card shows the new state until the server has answered.
+  const [pendingDone, setPendingDone] = useState<boolean | null>(null);
+  const done = pendingDone ?? task.completed;
+  const cardRef = useRef<HTMLElement | null>(null);
+  const { mutateAsync: update } = useUpdateTask(task.id);
+  const remove = useDeleteTask(task.id);
+  const notes = useNotesDraft(task, update);
+  const { save: saveNotes } = notes;
+
+  // Spec §4: collapsing saves notes that were edited.
+  const collapse = useCallback(() => {
+    saveNotes();
+    setExpanded(false);
+  }, [saveNotes]);
+  const pointer = useCardCollapse(cardRef, expanded, collapse);
+
+  const toggleDone = async () => {
+    const completing = !done;
+    setPendingDone(completing);
+    try {
+      // Spec §4: completing archives; reopening brings it back to the active list.
+      await update({ completed: completing, archived: completing });
+    } catch {
+      setPendingDone(null);
+      errorToast(ERRORS.updateStatus);
+      return;
+    }
+    setPendingDone(null);
+    if (completing) {
+      collapse();
+      void celebrate();
+      successToast(TOASTS.taskCompleted);
+    } else {
+      successToast(TOASTS.taskReopened);
+    }
+  };
+
+  const deleteTask = async () => {
+    try {
+      await remove.mutateAsync();
+    } catch {
+      errorToast(ERRORS.deleteTask);
+      return;
+    }
+    successToast(TOASTS.taskDeleted);
+  };
+
+  const setRefs = (element: HTMLElement | null) => {
+    cardRef.current = element;
+    provided.innerRef(element);
+  };
+
+  return (
+    <article
+      ref={setRefs}
+      {...provided.draggableProps}
+      onPointerEnter={() => {
+        engage();
+        pointer.onPointerEnter();
+      }}
+      onFocus={engage}
+      onPointerLeave={pointer.onPointerLeave}
+      aria-label={task.title}
+      className={cn(
+        'group mb-3 rounded-xl border bg-card text-card-foreground shadow-xs transition-[box-shadow,opacity,border-color] hover:border-ring/40 hover:shadow-md dark:shadow-none',
+        expanded && 'border-ring/40 shadow-md',
+        isDragging && 'shadow-xl ring-2 ring-ring/40',
+        done && 'opacity-60',
+      )}
+    >
+      <div className="flex items-start gap-2 p-3 sm:gap-3 sm:p-4">
+        {/* biome-ignore lint/a11y/useSemanticElements: the library will not start a drag from a <button> */}
+        <div
+          role="button"
+          tabIndex={0}
+          {...provided.dragHandleProps}
+          aria-label="Drag to reorder"
+          className="-ml-1 flex h-7 w-5 shrink-0 cursor-grab items-center justify-center rounded-md text-muted-foreground/60 outline-none transition-colors group-hover:text-muted-foreground hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring active:cursor-grabbing sm:w-6"
+        >
+          <GripVerticalIcon aria-hidden className="size-4" />
+        </div>
+        <span className="relative mt-1 flex size-5 shrink-0">
+          <input
+            type="checkbox"
+            checked={done}
+            aria-label={done ? 'Mark as incomplete' : 'Mark as complete'}
+            disabled={pendingDone !== null}
+            onChange={() => void toggleDone()}
+            className="peer size-5 cursor-pointer appearance-none rounded-full border-2 border-muted-foreground/40 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card disabled:cursor-default"
+          />
+          <CheckIcon
+            aria-hidden
+            strokeWidth={3}
+            className="pointer-events-none absolute inset-0 m-auto hidden size-3.5 text-primary-foreground peer-checked:block"
+          />
+        </span>
+        <div className="grid min-w-0 flex-1 gap-1">
+          <TaskTitle task={task} update={update} done={done} />
+          <TaskDescription task={task} update={update} done={done} clamped={!expanded} />
+          <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
+            {task.dueDate && (
+              <Badge variant="outline" className="font-normal text-muted-foreground">
+                <CalendarIcon aria-hidden />
+                <span className="sr-only">Due </span>
+                {formatDueDate(task.dueDate)}
+              </Badge>
+            )}
+            <TaskFilesControl taskId={task.id} />
+          </div>
+        </div>
+        <div className="-mr-1 flex shrink-0 items-center">
+          <CardTooltip enabled={engaged} content={COPY.deleteTask}>
+            <Button
+              variant="ghost"
+              size="icon"
+              aria-label={COPY.deleteTask}
+              disabled={remove.isPending}
+              onClick={() => void deleteTask()}
+              className="size-8 text-muted-foreground/70 group-hover:text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
+            >
+              <Trash2Icon aria-hidden />
+            </Button>
+          </CardTooltip>
+          <Button
+            variant="ghost"
+            size="icon"
+            aria-expanded={expanded}
+            aria-label={expanded ? 'Collapse task' : 'Expand task'}
+            onClick={() => (expanded ? collapse() : setExpanded(true))}
+            className="size-8 text-muted-foreground/70 group-hover:text-muted-foreground"
+          >
+            <ChevronDownIcon aria-hidden className={cn('transition-transform', expanded && 'rotate-180')} />
+          </Button>
+        </div>
+      </div>
+      {expanded && (
+        <div className="grid gap-4 border-t px-4 pt-4 pb-4 sm:pl-[4.75rem]">
+          <TaskAiPanel task={task} />
+          <NotesBox notes={notes} />
+        </div>
+      )}
+    </article>
+  );
+});

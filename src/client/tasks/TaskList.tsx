@@ -1,0 +1,78 @@
+import { DragDropContext, Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
+import { ListTodoIcon } from 'lucide-react';
+import { memo, startTransition, useCallback, useEffect, useState } from 'react';
+import { COPY, ERRORS, LIMITS } from '../../common/spec';
+import type { Task } from '../../common/tasks';
+import { useActiveTasks, useReorderTasks } from './api';
+import { EmptyState, LoadError } from './EmptyState';
+import { TaskCard } from './TaskCard';
+import { TaskSkeletons } from './TaskSkeleton';
+import { errorToast } from './toasts';
+
+const TaskRow = memo(function TaskRow({ task, index }: { task: Task; index: number }) {
+  return (
+    <Draggable draggableId={String(task.id)} index={index}>
+      {(provided, snapshot) => <TaskCard task={task} provided={provided} isDragging={snapshot.isDragging} />}
+    </Draggable>
+  );
+});
+
+/** Enough cards to fill a tall screen; they paint at once and the rest follow without blocking input. */
+const FIRST_ROWS = 30;
+
+/**
+ * Kept apart so a drag, which re-renders the droppable, does not re-render every row (library advice).
+ * A long list mounts in two steps, so a thousand tasks do not hold back the first paint.
+ */
+const TaskRows = memo(function TaskRows({ tasks }: { tasks: Task[] }) {
+  const [limit, setLimit] = useState(FIRST_ROWS);
+  useEffect(() => {
+    if (tasks.length > limit) startTransition(() => setLimit(Number.POSITIVE_INFINITY));
+  }, [tasks.length, limit]);
+  const shown = tasks.length > limit ? tasks.slice(0, limit) : tasks;
+  return shown.map((task, index) => <TaskRow key={task.id} task={task} index={index} />);
+});
+
+/**
+ * The active list (spec §2), ordered by drag and drop. The library's defaults are the spec's constants:
+ * 120 ms long press, 5 px threshold, auto-scroll and drop animation; Space, arrows and Space drag by keyboard.
+ */
+export function TaskList() {
+  const { data: tasks, isPending, isError, refetch } = useActiveTasks();
+  const reorder = useReorderTasks();
+
+  const onDragEnd = useCallback(
+    ({ source, destination }: DropResult) => {
+      if (!tasks || !destination || destination.index === source.index) return;
+      const ordered = [...tasks];
+      const [moved] = ordered.splice(source.index, 1);
+      ordered.splice(destination.index, 0, moved!);
+      reorder(ordered).catch(() => errorToast(ERRORS.reorder));
+    },
+    [tasks, reorder],
+  );
+
+  if (isPending) return <TaskSkeletons />;
+  if (isError) return <LoadError onRetry={() => void refetch()} />;
+
+  return (
+    <DragDropContext onDragEnd={onDragEnd}>
+      <Droppable droppableId="active-tasks">
+        {(provided) => (
+          <div
+            ref={provided.innerRef}
+            {...provided.droppableProps}
+            style={{ minHeight: LIMITS.listMinHeightPx }}
+          >
+            {tasks.length === 0 ? (
+              <EmptyState icon={ListTodoIcon} title={COPY.noTasks} hint={COPY.noTasksHint} />
+            ) : (
+              <TaskRows tasks={tasks} />
+            )}
+            {provided.placeholder}
+          </div>
+        )}
+      </Droppable>
+    </DragDropContext>
+  );
+}

@@ -1,0 +1,147 @@
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { LIMITS } from '../../common/spec';
+import {
+  ARCHIVED_TASKS_PATH,
+  type CreateTaskBody,
+  TASKS_PATH,
+  type Task,
+  taskPath,
+  type UpdateTaskBody,
+} from '../../common/tasks';
+import { apiRequest } from '../lib/api';
+
+/** Query keys are the URLs the default query function GETs (spec §7). */
+export const tasksKey = [TASKS_PATH] as const;
+export const archivedTasksKey = [ARCHIVED_TASKS_PATH] as const;
+export const taskKey = (id: number) => [taskPath(id)] as const;
+
+export type TaskUpdates = UpdateTaskBody;
+export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'>;
+
+export function isActive(task: Task): boolean {
+  return !task.completed && !task.archived;
+}
+
+/** The active list: the server sends tasks by position; anything completed or archived is left out (spec §2). */
+export function useActiveTasks() {
+  return useQuery<Task[], Error, Task[]>({ queryKey: tasksKey, select: selectActive });
+}
+
+// Module-level so the selector keeps its identity and TanStack Query memoizes the result.
+function selectActive(tasks: Task[]): Task[] {
+  return tasks.filter(isActive);
+}
+
+export function useArchivedTasks() {
+  return useQuery<Task[]>({ queryKey: archivedTasksKey });
+}
+
+export async function createTask(task: NewTask): Promise<Task> {
+  // Spec §7 fixes the body: the server takes the owner from the session, so userId is a constant.
+  const res = await apiRequest('POST', TASKS_PATH, {
+    userId: LIMITS.clientTaskUserId,
+    ...task,
+    completed: false,
+    archived: false,
+    position: LIMITS.initialTaskPosition,
+  });
+  return (await res.json()) as Task;
+}
+
+export async function updateTask(id: number, updates: TaskUpdates): Promise<Task> {
+  const res = await apiRequest('PATCH', taskPath(id), updates);
+  return (await res.json()) as Task;
+}
+
+export async function deleteTask(id: number): Promise<void> {
+  await apiRequest('DELETE', taskPath(id));
+}
+
+export async function reorderTasks(taskIds: number[]): Promise<void> {
+  await apiRequest('POST', `${TASKS_PATH}/reorder`, { taskIds });
+}
+
+/** Everything a change to one task can show up in (spec §7). */
+export function invalidateTask(queryClient: QueryClient, id?: number): Promise<void> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: tasksKey }),
+    queryClient.invalidateQueries({ queryKey: archivedTasksKey }),
+    id === undefined ? undefined : queryClient.invalidateQueries({ queryKey: taskKey(id) }),
+  ]).then(() => undefined);
+}
+
+/**
+ * Puts the server's answer into the cached lists at once, so an edit shows without waiting for the
+ * refetch; the other tasks keep their identity and their memoized cards do not re-render.
+ */
+function writeTask(queryClient: QueryClient, task: Task): void {
+  const replace = (tasks: Task[] | undefined) => tasks?.map((t) => (t.id === task.id ? task : t));
+  queryClient.setQueryData<Task[]>(tasksKey, replace);
+  queryClient.setQueryData<Task[]>(archivedTasksKey, replace);
+  queryClient.setQueryData<Task>(taskKey(task.id), task);
+}
+
+/** PATCHes one task; callers add their own toasts through mutate's callbacks. */
+export function useUpdateTask(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (updates: TaskUpdates) => updateTask(id, updates),
+    onSuccess: (task) => {
+      writeTask(queryClient, task);
+      // Not awaited: callers toast as soon as the server has answered, and the cache already shows it.
+      void invalidateTask(queryClient, id);
+    },
+  });
+}
+
+export function useDeleteTask(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => deleteTask(id),
+    onSuccess: () => {
+      const without = (tasks: Task[] | undefined) => tasks?.filter((t) => t.id !== id);
+      queryClient.setQueryData<Task[]>(tasksKey, without);
+      queryClient.setQueryData<Task[]>(archivedTasksKey, without);
+      queryClient.removeQueries({ queryKey: taskKey(id) });
+      void invalidateTask(queryClient);
+    },
+  });
+}
+
+export function useCreateTask() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createTask,
+    onSuccess: () => void invalidateTask(queryClient),
+  });
+}
+
+/**
+ * Spec §4: reordering is optimistic. The active tasks take the new order in the cache at once (the
+ * drag-and-drop library needs the new order within onDragEnd, or the card jumps back before it lands);
+ * on a failure the old list comes back; either way the list is refetched. Rejects when the server refuses.
+ */
+export function useReorderTasks() {
+  const queryClient = useQueryClient();
+  const { mutateAsync } = useMutation({ mutationFn: reorderTasks });
+  return useCallback(
+    async (ordered: Task[]) => {
+      // A refetch landing after the optimistic write would put the old order back.
+      void queryClient.cancelQueries({ queryKey: tasksKey });
+      const previous = queryClient.getQueryData<Task[]>(tasksKey);
+      queryClient.setQueryData<Task[]>(tasksKey, (tasks) =>
+        tasks ? [...ordered, ...tasks.filter((t) => !isActive(t))] : tasks,
+      );
+      try {
+        await mutateAsync(ordered.map((t) => t.id));
+      } catch (error) {
+        queryClient.setQueryData(tasksKey, previous);
+        throw error;
+      } finally {
+        void queryClient.invalidateQueries({ queryKey: tasksKey });
+      }
+    },
+    [queryClient, mutateAsync],
+  );
+}

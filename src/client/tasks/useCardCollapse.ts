@@ -1,0 +1,61 @@
+import { type PointerEvent, type RefObject, useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import { TIMINGS } from '../../common/spec';
+
+/** Radix poppers (menus, selects, popovers, tooltips) and modals live in portals outside the card. */
+const PORTAL_SELECTOR =
+  '[data-radix-popper-content-wrapper], [role="dialog"], [role="menu"], [role="listbox"]';
+
+function portalOpen(): boolean {
+  return document.querySelector(PORTAL_SELECTOR) !== null;
+}
+
+/**
+ * Spec §2: an expanded card collapses about 300 ms after the mouse leaves it (unless it comes back),
+ * and 100 ms after a click outside it, unless a popper or portal is open: the click was meant for it.
+ * Returns the pointer handlers for the card.
+ */
+export function useCardCollapse(
+  cardRef: RefObject<HTMLElement | null>,
+  expanded: boolean,
+  collapse: () => void,
+) {
+  const collapseRef = useRef(collapse);
+  useLayoutEffect(() => {
+    collapseRef.current = collapse;
+  });
+  const leaveTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+
+  useEffect(() => {
+    if (!expanded) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onPointerDown = (event: globalThis.PointerEvent) => {
+      const target = event.target instanceof Element ? event.target : null;
+      if (!target || cardRef.current?.contains(target)) return;
+      if (target.closest(PORTAL_SELECTOR) || portalOpen()) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => collapseRef.current(), TIMINGS.outsideClickCollapseMs);
+    };
+    document.addEventListener('pointerdown', onPointerDown, true);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown, true);
+      clearTimeout(timer);
+      clearTimeout(leaveTimer.current);
+    };
+  }, [expanded, cardRef]);
+
+  const onPointerLeave = useCallback(
+    (event: PointerEvent) => {
+      // A finger "leaves" right after every tap, which would close the card it just opened.
+      if (!expanded || event.pointerType !== 'mouse') return;
+      clearTimeout(leaveTimer.current);
+      leaveTimer.current = setTimeout(() => {
+        // Moving into the card's own menu or picker (in a portal) is not leaving the card.
+        if (!portalOpen()) collapseRef.current();
+      }, TIMINGS.pointerLeaveCollapseMs);
+    },
+    [expanded],
+  );
+  const onPointerEnter = useCallback(() => clearTimeout(leaveTimer.current), []);
+
+  return { onPointerLeave, onPointerEnter };
+}
