@@ -11,6 +11,9 @@ async function main() {
   const clientDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../client');
   const { app, ctx } = await buildApp({ config, db, clientDir });
   const bootstrap = await ctx.auth.ensureBootstrapAdmin(config.admin);
+  // SQLite means this process alone owns DATA_DIR; PostgreSQL instances may share the file store,
+  // so only leftovers too old to be another instance's upload in progress are swept.
+  await ctx.fileStore.sweepIncomplete(db.dialect === 'sqlite' ? 0 : 60 * 60 * 1000);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,0 +1,309 @@
+// Upload and download throughput of one large file through the built server, next to a plain copy
+// of the same file on the same disk, and the server's memory growth meanwhile (targets: throughput
+// at least half the plain copy's; memory growth under 50 MB, as uploads and downloads stream).
+//
+//   npm run build && node bench/files.bench.mjs
+//
+// BENCH_DIST: the build to run (default dist). BENCH_FILE_MB: file size (default 200).
+// BENCH_RUNS: runs of the four measures, medians are shown (default 5).
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
+const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 200);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const ADMIN = { username: 'bench', password: 'bench-password' };
+const TARGETS = { ratio: 0.5, memoryGrowthMb: 50 };
+const MB = 1024 * 1024;
+
+const print = (line) => process.stdout.write(`${line}\n`);
+
+/**
+ * The floor under any Node server: plain node:http streaming the file out, and a request body
+ * straight to disk (no multipart parsing, no session, no database).
+ */
+const BARE_SERVER = `
+import fs from 'node:fs';
+import http from 'node:http';
+import { pipeline } from 'node:stream/promises';
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-length': fs.statSync(process.env.BARE_FILE).size });
+    fs.createReadStream(process.env.BARE_FILE).pipe(res);
+  } else {
+    pipeline(req, fs.createWriteStream(process.env.BARE_UPLOAD)).then(() => res.writeHead(201).end('[{"id":0}]'));
+  }
+});
+server.listen(0, '127.0.0.1', () => console.info('running at http://127.0.0.1:' + server.address().port));
+`;
+
+const main = path.join(DIST, 'server', 'main.js');
+if (!fs.existsSync(main)) {
+  console.error(`${main} is missing: run npm run build first`);
+  process.exit(1);
+}
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-files-bench-'));
+const source = path.join(work, 'source.bin');
+let server;
+let bare;
+
+try {
+  await writeSourceFile(source, FILE_MB * MB);
+  const sourceHash = await sha256(source);
+
+  server = await startServer(path.join(work, 'data'));
+  bare = await startBareServer(source, path.join(work, 'bare-upload.bin'));
+  const session = await signIn(server.url);
+  const taskId = await createTask(server.url, session);
+  // Warm up the routes and the multipart parser, so the baseline holds everything loaded once.
+  const warm = await upload(server.url, session, taskId, source, 1024 * 1024);
+  await download(server.url, session, warm.id, path.join(work, 'warm.bin'));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+
+  const baseline = memory(server.pid);
+  let peakRss = baseline.rssKb;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, memory(server.pid).rssKb);
+  }, 20);
+
+  // The measures take turns in each run, so that load from elsewhere on the machine weighs
+  // on all of them alike; ratios are taken within a run.
+  const runs = [];
+  const downloadTarget = path.join(work, 'downloaded.bin');
+  let uploaded;
+  for (let run = 0; run < RUNS; run++) {
+    const copyFile = await timed(() => fs.promises.copyFile(source, path.join(work, 'copy.bin')));
+    const streamCopy = await timed(() =>
+      pipeline(fs.createReadStream(source), fs.createWriteStream(path.join(work, 'stream-copy.bin'))),
+    );
+    const uploadMs = await timed(async () => {
+      uploaded = await upload(server.url, session, taskId, source);
+    });
+    const downloadMs = await timed(() => download(server.url, session, uploaded.id, downloadTarget));
+    const bareUploadMs = await timed(() => upload(bare.url, session, taskId, source));
+    const bareDownloadMs = await timed(() => download(bare.url, session, 0, path.join(work, 'bare.bin')));
+    runs.push({ copyFile, streamCopy, uploadMs, downloadMs, bareUploadMs, bareDownloadMs });
+    fs.rmSync(path.join(work, 'copy.bin'));
+    fs.rmSync(path.join(work, 'stream-copy.bin'));
+  }
+  clearInterval(sampler);
+  const end = memory(server.pid);
+  peakRss = Math.max(peakRss, end.rssKb);
+
+  const copyFile = median(runs.map((r) => r.copyFile));
+  const streamCopy = median(runs.map((r) => r.streamCopy));
+  const uploadMs = median(runs.map((r) => r.uploadMs));
+  const downloadMs = median(runs.map((r) => r.downloadMs));
+  const bareUploadMs = median(runs.map((r) => r.bareUploadMs));
+  const bareDownloadMs = median(runs.map((r) => r.bareDownloadMs));
+  const intact = uploaded.fileSize === FILE_MB * MB && (await sha256(downloadTarget)) === sourceHash;
+  const rate = (ms) => (FILE_MB / (ms / 1000)).toFixed(0).padStart(6);
+  const uploadRatio = median(runs.map((r) => r.streamCopy / r.uploadMs));
+  const downloadRatio = median(runs.map((r) => r.streamCopy / r.downloadMs));
+  const growthMb = (peakRss - baseline.rssKb) / 1024;
+
+  const bareRatio = (ms, bareMs) => (bareMs / ms).toFixed(2);
+  print(`file: ${FILE_MB} MB, median of ${RUNS} runs, node ${process.version}, ${os.cpus().length} CPUs`);
+  print(`  fs.copyFile            ${rate(copyFile)} MB/s`);
+  print(`  stream copy            ${rate(streamCopy)} MB/s   the reference: read + write through Node`);
+  print(
+    `  upload (multipart)     ${rate(uploadMs)} MB/s   ratio ${uploadRatio.toFixed(2)} of the stream copy,` +
+      ` ${bareRatio(uploadMs, bareUploadMs)} of bare node:http`,
+  );
+  print(
+    `  download               ${rate(downloadMs)} MB/s   ratio ${downloadRatio.toFixed(2)} of the stream copy,` +
+      ` ${bareRatio(downloadMs, bareDownloadMs)} of bare node:http`,
+  );
+  print(`  bare node:http upload  ${rate(bareUploadMs)} MB/s   body straight to disk, no parsing`);
+  print(`  bare node:http dl      ${rate(bareDownloadMs)} MB/s   file piped to the response`);
+  print(`  bytes intact after the round trip: ${intact ? 'yes' : 'NO'}`);
+  print(
+    `server memory: baseline RSS ${(baseline.rssKb / 1024).toFixed(1)} MB, peak RSS ${(peakRss / 1024).toFixed(1)} MB` +
+      ` (growth ${growthMb.toFixed(1)} MB), VmHWM ${(end.hwmKb / 1024).toFixed(1)} MB`,
+  );
+  const ratioOk = Math.min(uploadRatio, downloadRatio) >= TARGETS.ratio;
+  const memoryOk = growthMb < TARGETS.memoryGrowthMb;
+  print(
+    `targets: ratio >= ${TARGETS.ratio} ${ratioOk ? 'met' : 'MISSED'}; memory growth < ${TARGETS.memoryGrowthMb} MB ${memoryOk ? 'met' : 'MISSED'}`,
+  );
+  if (!intact || !ratioOk || !memoryOk) process.exitCode = 1;
+} finally {
+  await server?.stop();
+  await bare?.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+/** Incompressible bytes, written in 1 MB chunks. */
+async function writeSourceFile(file, bytes) {
+  const out = fs.createWriteStream(file);
+  for (let written = 0; written < bytes; written += MB) {
+    if (!out.write(crypto.randomBytes(Math.min(MB, bytes - written)))) {
+      await new Promise((resolve) => out.once('drain', resolve));
+    }
+  }
+  await new Promise((resolve, reject) => out.end((error) => (error ? reject(error) : resolve())));
+}
+
+async function sha256(file) {
+  const hash = crypto.createHash('sha256');
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+async function timed(work) {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** VmRSS and VmHWM of a process, in kB, from /proc (Linux). */
+function memory(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
+  return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
+}
+
+function startServer(dataDir) {
+  return startProcess([main], {
+    DATA_DIR: dataDir,
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    MAX_UPLOAD_BYTES: String(2 * FILE_MB * MB),
+    LOG_LEVEL: 'warn',
+  });
+}
+
+function startBareServer(file, uploadTarget) {
+  return startProcess(['--input-type=module', '-e', BARE_SERVER], {
+    BARE_FILE: file,
+    BARE_UPLOAD: uploadTarget,
+  });
+}
+
+/** Starts a child on a free port; resolves once it prints "running at <url>". */
+function startProcess(args, env) {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    child.stdout.on('data', () => {
+      const match = output.match(/running at (http:\/\/\S+)/);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        url: match[1],
+        pid: child.pid,
+        stop: () =>
+          new Promise((done) => {
+            if (child.exitCode !== null) return done();
+            child.once('exit', done);
+            child.kill('SIGTERM');
+          }),
+      });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function signIn(url) {
+  const res = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!res.ok) throw new Error(`sign-in failed: ${res.status} ${await res.text()}`);
+  return (await res.json()).sessionId;
+}
+
+async function createTask(url, session) {
+  const res = await fetch(`${url}/api/tasks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-session': session },
+    body: JSON.stringify({
+      userId: 1,
+      title: 'Bench',
+      description: null,
+      dueDate: null,
+      completed: false,
+      archived: false,
+      position: 0,
+      contextId: null,
+    }),
+  });
+  if (!res.ok) throw new Error(`task not created: ${res.status} ${await res.text()}`);
+  return (await res.json()).id;
+}
+
+/** A multipart POST streamed from disk, as a browser sends it (one part in the field `files`). */
+function upload(url, session, taskId, file, bytes = fs.statSync(file).size) {
+  const boundary = `----bench${crypto.randomBytes(8).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="bench.bin"\r\n` +
+      'Content-Type: application/octet-stream\r\n\r\n',
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${url}/api/tasks/${taskId}/files`, {
+      method: 'POST',
+      headers: {
+        'user-session': session,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(head.length + bytes + tail.length),
+      },
+    });
+    request.on('error', reject);
+    request.on('response', (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        if (response.statusCode !== 201) reject(new Error(`upload failed: ${response.statusCode} ${body}`));
+        else resolve(JSON.parse(body)[0]);
+      });
+    });
+    request.write(head);
+    const content = fs.createReadStream(file, { start: 0, end: bytes - 1 });
+    content.on('error', reject);
+    content.on('end', () => request.end(tail));
+    content.pipe(request, { end: false });
+  });
+}
+
+/** Streams a download to disk. */
+function download(url, session, fileId, target) {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${url}/api/files/${fileId}/download`, { headers: { 'user-session': session } }, (response) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          reject(new Error(`download failed: ${response.statusCode}`));
+          return;
+        }
+        pipeline(response, fs.createWriteStream(target)).then(resolve, reject);
+      })
+      .on('error', reject);
+  });
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { LIMITS } from './spec';
+
+/** A file attached to a task, as the API returns it (spec §3). */
+export const fileSchema = z.object({
+  id: z.number(),
+  taskId: z.number(),
+  originalName: z.string(),
+  fileSize: z.number(),
+  contentType: z.string(),
+  createdAt: z.string(),
+});
+export type TaskFile = z.infer<typeof fileSchema>;
+
+export const fileListSchema = z.array(fileSchema);
+
+/** The multipart field that carries the files, repeated once per file (spec §7). */
+export const UPLOAD_FIELD = 'files';
+
+/** Ids stay inside PostgreSQL's integer range, so a huge number is a 404 and not a database error. */
+const MAX_ID = 2_147_483_647;
+const idParam = (field: string) =>
+  z.coerce
+    .number({ error: `${field} must be a number` })
+    .int(`${field} must be a whole number`)
+    .positive(`${field} must be positive`)
+    .max(MAX_ID, `${field} is too large`);
+
+export const taskFilesParamsSchema = z.object({ taskId: idParam('Task id') });
+export const fileParamsSchema = z.object({ id: idParam('File id') });
+
+/** The query key and URL of a task's file list (spec §7); uploads and deletes invalidate it. */
+export const taskFilesPath = (taskId: number) => `/api/tasks/${taskId}/files`;
+export const fileDownloadPath = (fileId: number) => `/api/files/${fileId}/download`;
+export const filePath = (fileId: number) => `/api/files/${fileId}`;
+
+const UNITS = ['Bytes', 'KB', 'MB', 'GB'] as const;
+
+/** Spec §2, §9: Bytes, KB, MB or GB, 1024 per step, two decimals above Bytes. */
+export function formatFileSize(bytes: number): string {
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  // Compare the rounded figure, so 1048575 bytes reads 1.00 MB and not 1024.00 KB.
+  while (unit < UNITS.length - 1 && Number(value.toFixed(2)) >= LIMITS.sizeUnitStep) {
+    value /= LIMITS.sizeUnitStep;
+    unit += 1;
+  }
+  return unit === 0 ? `${Math.round(value)} Bytes` : `${value.toFixed(2)} ${UNITS[unit]}`;
+}

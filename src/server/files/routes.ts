@@ -1,0 +1,100 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import { fileListSchema, fileParamsSchema, taskFilesParamsSchema, taskFilesPath } from '../../common/files';
+import type { AppContext } from '../context';
+import { HttpError } from '../http/errors';
+import { currentUser, requireUser } from '../http/session';
+import type { ZodTypeProvider } from '../http/zod';
+import { createFileRepository } from './repository';
+import {
+  contentDisposition,
+  createFileService,
+  FILE_MESSAGES,
+  servedContentType,
+  UPLOAD_LIMITS,
+} from './service';
+
+export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
+  const service = createFileService({
+    files: createFileRepository(ctx.db.kysely),
+    store: ctx.fileStore,
+    maxUploadBytes: ctx.config.maxUploadBytes,
+    logger: ctx.logger,
+  });
+
+  // Its own scope, so only these routes accept multipart bodies.
+  await fastify.register(async (scope) => {
+    await scope.register(multipart, {
+      // One byte over the limit reaches the store, whose counter turns it into a 413 naming the file.
+      limits: { ...UPLOAD_LIMITS, fileSize: ctx.config.maxUploadBytes + 1 },
+      throwFileSizeLimit: false,
+    });
+
+    // A request refused before its body was read keeps sending; reading the rest lets the client
+    // receive the answer instead of a connection reset. It is discarded as it arrives.
+    scope.addHook('onError', async (request) => {
+      if (request.isMultipart() && !request.raw.readableEnded) {
+        request.raw.unpipe();
+        request.raw.resume();
+      }
+    });
+
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      '/api/tasks/:taskId/files',
+      {
+        preHandler: requireUser,
+        schema: { params: taskFilesParamsSchema, response: { 200: fileListSchema } },
+      },
+      async (request) => service.list(request.params.taskId, currentUser(request).id),
+    );
+
+    app.post(
+      '/api/tasks/:taskId/files',
+      {
+        preHandler: requireUser,
+        schema: { params: taskFilesParamsSchema, response: { 201: fileListSchema } },
+      },
+      async (request, reply) => {
+        const { taskId } = request.params;
+        const userId = currentUser(request).id;
+        await service.requireTask(taskId, userId);
+        if (!request.isMultipart()) throw new HttpError(415, FILE_MESSAGES.notMultipart);
+        const files = await service.upload(taskId, userId, request.parts());
+        ctx.live.publish(userId, [taskFilesPath(taskId)]);
+        return reply.code(201).send(files);
+      },
+    );
+
+    app.delete(
+      '/api/files/:id',
+      { preHandler: requireUser, schema: { params: fileParamsSchema } },
+      async (request, reply) => {
+        const userId = currentUser(request).id;
+        const { taskId } = await service.remove(request.params.id, userId);
+        ctx.live.publish(userId, [taskFilesPath(taskId)]);
+        return reply.code(204).send();
+      },
+    );
+
+    // GET is safe, so the session cookie alone is enough: a plain link downloads.
+    app.get(
+      '/api/files/:id/download',
+      { preHandler: requireUser, exposeHeadRoute: false, schema: { params: fileParamsSchema } },
+      async (request, reply) => {
+        const { file, stream } = await service.open(request.params.id, currentUser(request).id);
+        return reply
+          .headers({
+            'Content-Type': servedContentType(file.contentType),
+            'Content-Length': String(file.fileSize),
+            'Content-Disposition': contentDisposition(file.originalName),
+            'X-Content-Type-Options': 'nosniff',
+            'Content-Security-Policy': "default-src 'none'; sandbox",
+            'Cache-Control': 'private, no-store',
+          })
+          .send(stream);
+      },
+    );
+  });
+}
