@@ -1,9 +1,183 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { ArrowDownToLineIcon, Loader2Icon, SparklesIcon, Trash2Icon } from 'lucide-react';
+import { useId, useRef, useState } from 'react';
+import { COPY, ERRORS, TIMINGS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { errorStatus, serverMessage } from '../lib/api';
+import { invalidateTask, useUpdateTask } from '../tasks/api';
+import { errorToast, successToast } from '../tasks/toasts';
+import { Button } from '../ui/button';
+import { Label } from '../ui/label';
+import { Tooltip, TooltipContent, TooltipTrigger } from '../ui/tooltip';
+import { toast } from '../ui/use-toast';
+import { AgentSelect, agentLabel } from './AgentSelect';
+import { streamAiDraft, useAiContexts, useAiStatus } from './api';
 
 /**
- * Seam: the AI part of a task card's expanded panel, above the notes box:
- * 'AI Draft' button, agent picker, draft box, busy indicator (spec §2). AI issue fills it.
+ * The AI part of a task card's expanded panel, above the notes (spec §2): the agent picker, the
+ * 'AI Draft' button (only when AI is connected), the busy indicator while a run streams in, and the
+ * draft box with its delete and move-to-notes controls.
  */
-export function TaskAiPanel(_props: { task: Task }) {
-  return null;
+export function TaskAiPanel({ task }: { task: Task }) {
+  const pickerId = useId();
+  const queryClient = useQueryClient();
+  const status = useAiStatus();
+  const contexts = useAiContexts();
+  const { mutateAsync: update, isPending: updating } = useUpdateTask(task.id);
+  const [running, setRunning] = useState(false);
+  /** The draft as it streams in; null when the stored draft is what shows. */
+  const [streamed, setStreamed] = useState<string | null>(null);
+  // Only Cancel aborts a run: a card that collapses mid-run lets it finish, and the draft is stored.
+  const run = useRef<AbortController | null>(null);
+
+  const changeAgent = async (contextId: number | null) => {
+    try {
+      await update({ contextId });
+    } catch {
+      errorToast(ERRORS.updateContext);
+      return;
+    }
+    const name =
+      contextId === null
+        ? COPY.noAgentLower
+        : agentLabel(contexts.data, contextId) === COPY.unknownAgent
+          ? COPY.unknownAgentLower
+          : agentLabel(contexts.data, contextId);
+    toast({ title: TOASTS.contextUpdated, description: TOASTS.contextSwitched(name) });
+  };
+
+  const execute = async () => {
+    const controller = new AbortController();
+    run.current = controller;
+    setRunning(true);
+    setStreamed('');
+    try {
+      await streamAiDraft(
+        {
+          taskTitle: task.title,
+          taskDescription: task.description,
+          contextId: task.contextId,
+          taskId: task.id,
+        },
+        { signal: controller.signal, onDelta: (delta) => setStreamed((text) => (text ?? '') + delta) },
+      );
+      await invalidateTask(queryClient, task.id);
+      successToast(TOASTS.taskExecuted);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      if (errorStatus(error) === 400 && serverMessage(error) === ERRORS.aiNotConnected) {
+        errorToast(ERRORS.aiNotConnected, ERRORS.aiNotConnectedTitle);
+      } else {
+        errorToast(ERRORS.aiExecute, ERRORS.aiErrorTitle);
+      }
+    } finally {
+      if (run.current === controller) run.current = null;
+      setRunning(false);
+      setStreamed(null);
+    }
+  };
+
+  const deleteDraft = async () => {
+    try {
+      await update({ aiDraft: null, aiAssisted: false });
+    } catch {
+      errorToast(ERRORS.deleteDraft);
+      return;
+    }
+    successToast(TOASTS.draftDeleted);
+  };
+
+  const moveToNotes = async () => {
+    const draft = task.aiDraft ?? '';
+    try {
+      // Spec §4: appended after a blank line, or the notes themselves when there are none.
+      await update({
+        notes: task.notes ? `${task.notes}\n\n${draft}` : draft,
+        aiDraft: null,
+        aiAssisted: false,
+      });
+    } catch {
+      errorToast(ERRORS.moveDraft);
+      return;
+    }
+    successToast(TOASTS.draftMoved);
+  };
+
+  const draft = streamed ?? task.aiDraft;
+  const aiConnected = status.data?.aiConnected === true;
+
+  return (
+    <div className="grid gap-3">
+      <div className="flex flex-wrap items-end gap-3">
+        <div className="grid min-w-48 flex-1 gap-2 sm:max-w-64">
+          <Label htmlFor={pickerId}>Agent</Label>
+          <AgentSelect
+            id={pickerId}
+            value={task.contextId}
+            onChange={(value) => void changeAgent(value)}
+            disabled={running || updating}
+          />
+        </div>
+        {aiConnected && (
+          <Button onClick={() => void execute()} disabled={running}>
+            <SparklesIcon aria-hidden />
+            {COPY.aiDraft}
+          </Button>
+        )}
+      </div>
+
+      {running && (
+        <div
+          role="status"
+          className="flex items-center gap-3 rounded-lg border border-primary/30 bg-primary/5 px-3 py-2 text-sm"
+        >
+          <Loader2Icon aria-hidden className="size-4 animate-spin text-primary" />
+          <span className="flex-1">{COPY.aiBusy}</span>
+          <Button variant="ghost" size="sm" onClick={() => run.current?.abort()}>
+            Cancel
+          </Button>
+        </div>
+      )}
+
+      {draft !== null && (running || draft) && (
+        <section aria-label={COPY.aiDraft} className="grid gap-2 rounded-lg border bg-muted/40 p-3">
+          <div className="flex items-center justify-between gap-2">
+            <h3 className="flex items-center gap-1.5 text-sm font-medium">
+              <SparklesIcon aria-hidden className="size-4 text-primary" />
+              {COPY.aiDraft}
+            </h3>
+            {!running && (
+              <div className="flex items-center gap-1">
+                <Button variant="ghost" size="sm" disabled={updating} onClick={() => void moveToNotes()}>
+                  <ArrowDownToLineIcon aria-hidden />
+                  Move to Notes
+                </Button>
+                <Tooltip delayDuration={TIMINGS.cardTooltipDelayMs}>
+                  <TooltipTrigger asChild>
+                    <Button
+                      variant="ghost"
+                      size="icon"
+                      aria-label={COPY.deleteDraft}
+                      disabled={updating}
+                      onClick={() => void deleteDraft()}
+                      className="size-8 text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
+                    >
+                      <Trash2Icon aria-hidden />
+                    </Button>
+                  </TooltipTrigger>
+                  <TooltipContent>{COPY.deleteDraft}</TooltipContent>
+                </Tooltip>
+              </div>
+            )}
+          </div>
+          <div
+            aria-live={running ? 'polite' : undefined}
+            className="max-h-80 overflow-y-auto text-sm leading-relaxed break-words whitespace-pre-wrap"
+          >
+            {draft}
+          </div>
+        </section>
+      )}
+    </div>
+  );
 }

@@ -1,0 +1,265 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import type { Agent } from '../src/common/agents';
+import { COPY, ERRORS, TOASTS, VALIDATION } from '../src/common/spec';
+import type { Task } from '../src/common/tasks';
+import { type FakeProvider, startFakeProvider } from '../src/server/agents/fake-provider';
+import {
+  apiFromPage,
+  describeBrowser,
+  launchBrowser,
+  type OpenPage,
+  openPage,
+  type RunningServer,
+  screenshot,
+  signIn,
+  startServer,
+} from './harness';
+
+/** AI agents and AI drafts (spec §2, §4, §8), against a local server speaking the OpenAI protocol. */
+describeBrowser('AI agents and drafts in the browser', () => {
+  let fake: FakeProvider;
+  let server: RunningServer;
+  let browser: Browser;
+  let opened: OpenPage;
+  let page: Page;
+
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+    [server, browser] = await Promise.all([
+      startServer({ OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: fake.baseUrl }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await fake?.close();
+  });
+  beforeEach(async () => {
+    fake.reset();
+    opened = await openPage(browser, server);
+    page = opened.page;
+    await signIn(page);
+    // Each test starts from no tasks and no agents.
+    for (const task of await apiFromPage<Task[]>(page, 'GET', '/api/tasks')) {
+      await apiFromPage(page, 'DELETE', `/api/tasks/${task.id}`);
+    }
+    for (const agent of await apiFromPage<Agent[]>(page, 'GET', '/api/ai-agents')) {
+      await apiFromPage(page, 'DELETE', `/api/ai-agents/${agent.id}`);
+    }
+  });
+  afterEach(async () => {
+    expect(opened.errors).toEqual([]);
+    await opened.context.close();
+  });
+
+  const toast = (text: string) =>
+    page
+      .getByRole('region', { name: /Notifications/ })
+      .getByRole('listitem')
+      .filter({ hasText: text })
+      .first();
+  const card = (title: string) => page.getByRole('article', { name: title, exact: true });
+  const draftBox = (title: string) => card(title).getByRole('region', { name: COPY.aiDraft });
+
+  async function openMenuItem(name: string) {
+    await page.getByRole('button', { name: /^Settings for / }).click();
+    await page.getByRole('menuitem', { name }).click();
+  }
+
+  /** A task made through the API, then shown expanded on a fresh load. */
+  async function expandedTask(
+    title: string,
+    body: Record<string, unknown> = {},
+    notes?: string,
+  ): Promise<Task> {
+    const task = await apiFromPage<Task>(page, 'POST', '/api/tasks', {
+      title,
+      description: 'Three paragraphs for the blog',
+      ...body,
+    });
+    if (notes) await apiFromPage(page, 'PATCH', `/api/tasks/${task.id}`, { notes });
+    await page.reload();
+    await card(title).getByRole('button', { name: 'Expand task' }).click();
+    return task;
+  }
+
+  const selectedLabel = (select: Locator) =>
+    select.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.text);
+  const stored = (id: number) => apiFromPage<Task>(page, 'GET', `/api/tasks/${id}`);
+
+  it('creates, edits and deletes an agent in the AI Agents dialog', async () => {
+    await openMenuItem(COPY.aiAgents);
+    const dialog = page.getByRole('dialog', { name: COPY.aiAgents });
+    await dialog.getByRole('tab', { name: COPY.manageAgents, selected: true }).waitFor();
+
+    await dialog.getByRole('button', { name: 'Create Agent' }).click();
+    await dialog.getByText(VALIDATION.agentTitleRequired).waitFor();
+    await dialog.getByText(VALIDATION.agentPromptRequired).waitFor();
+
+    await dialog.getByLabel('Title').fill('Blog Editor');
+    await dialog.getByLabel('Instructions').fill('You are a careful editor. Answer in short paragraphs.');
+    await dialog.getByRole('button', { name: 'Create Agent' }).click();
+    await dialog.getByRole('listitem').filter({ hasText: 'Blog Editor' }).waitFor();
+    await screenshot(page, 'ai-agents-dialog');
+
+    await dialog.getByRole('button', { name: 'Edit Blog Editor' }).click();
+    await dialog.getByLabel('Title').fill('Copy Editor');
+    await dialog.getByRole('button', { name: 'Save Changes' }).click();
+    await dialog.getByRole('listitem').filter({ hasText: 'Copy Editor' }).waitFor();
+    expect((await apiFromPage<Agent[]>(page, 'GET', '/api/ai-agents')).map((a) => a.title)).toEqual([
+      'Copy Editor',
+    ]);
+
+    await dialog.getByRole('tab', { name: COPY.tutorial }).click();
+    await dialog.getByText('Give it a role').waitFor();
+    await dialog.getByRole('tab', { name: COPY.manageAgents }).click();
+
+    await dialog.getByRole('button', { name: 'Delete Copy Editor' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByText('No agents yet').waitFor();
+    expect(await apiFromPage<Agent[]>(page, 'GET', '/api/ai-agents')).toEqual([]);
+  });
+
+  it('assigns an agent on a card, streams a draft in, and moves it to notes', async () => {
+    const agent = await apiFromPage<Agent>(page, 'POST', '/api/ai-agents', {
+      title: 'Blog Editor',
+      prompt: 'You are a careful editor.',
+    });
+    const task = await expandedTask('Write the launch post', {}, 'Earlier note');
+
+    const picker = card('Write the launch post').getByLabel('Agent');
+    expect(await selectedLabel(picker)).toBe(COPY.noAgent);
+    await picker.selectOption({ label: 'Blog Editor' });
+    await toast(TOASTS.contextUpdated)
+      .filter({ hasText: TOASTS.contextSwitched('Blog Editor') })
+      .waitFor();
+    expect((await stored(task.id)).contextId).toBe(agent.id);
+
+    fake.behaviour.chunks = ['First line of the draft. ', 'Second ', 'part, ', 'third ', 'part.'];
+    fake.behaviour.chunkDelayMs = 300;
+    await card('Write the launch post').getByRole('button', { name: COPY.aiDraft }).click();
+    const busy = card('Write the launch post').getByRole('status').filter({ hasText: COPY.aiBusy });
+    await busy.waitFor();
+    // The draft fills in while the run is still going.
+    await draftBox('Write the launch post').getByText('First line of the draft.').waitFor();
+    expect(await busy.isVisible()).toBe(true);
+    await screenshot(page, 'ai-draft-streaming');
+    await toast(TOASTS.taskExecuted[0]).filter({ hasText: TOASTS.taskExecuted[1] }).waitFor();
+    await busy.waitFor({ state: 'detached' });
+    await draftBox('Write the launch post')
+      .getByText('First line of the draft. Second part, third part.')
+      .waitFor();
+    expect(fake.requests.at(-1)!.body.messages).toEqual([
+      { role: 'system', content: 'You are a careful editor.' },
+      { role: 'user', content: 'Task: Write the launch post\n\nDescription: Three paragraphs for the blog' },
+    ]);
+    expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer test-key');
+    expect(await stored(task.id)).toMatchObject({
+      aiDraft: 'First line of the draft. Second part, third part.',
+      aiAssisted: true,
+    });
+    await screenshot(page, 'ai-draft-done');
+
+    await draftBox('Write the launch post').getByRole('button', { name: 'Move to Notes' }).click();
+    await toast(TOASTS.draftMoved[0]).filter({ hasText: TOASTS.draftMoved[1] }).waitFor();
+    await draftBox('Write the launch post').waitFor({ state: 'detached' });
+    const notes = 'Earlier note\n\nFirst line of the draft. Second part, third part.';
+    expect(await card('Write the launch post').getByRole('textbox', { name: 'Notes' }).inputValue()).toBe(
+      notes,
+    );
+    expect(await stored(task.id)).toMatchObject({ notes, aiDraft: null, aiAssisted: false });
+  });
+
+  it('deletes a draft, and switches back to no agent', async () => {
+    const agent = await apiFromPage<Agent>(page, 'POST', '/api/ai-agents', {
+      title: 'Planner',
+      prompt: 'Plan.',
+    });
+    const task = await expandedTask('Plan the sprint', { contextId: agent.id });
+    await card('Plan the sprint').getByRole('button', { name: COPY.aiDraft }).click();
+    await toast(TOASTS.taskExecuted[0]).waitFor();
+    await draftBox('Plan the sprint').getByText('Here is the draft.').waitFor();
+    await page.evaluate(() => localStorage.setItem('theme', 'dark'));
+    await page.reload();
+    await card('Plan the sprint').getByRole('button', { name: 'Expand task' }).click();
+    await draftBox('Plan the sprint').waitFor();
+    await screenshot(page, 'ai-draft-dark');
+
+    await draftBox('Plan the sprint').getByRole('button', { name: COPY.deleteDraft }).hover();
+    await page.getByRole('tooltip', { name: COPY.deleteDraft }).waitFor();
+    await draftBox('Plan the sprint').getByRole('button', { name: COPY.deleteDraft }).click();
+    await toast(TOASTS.draftDeleted[0]).filter({ hasText: TOASTS.draftDeleted[1] }).waitFor();
+    await draftBox('Plan the sprint').waitFor({ state: 'detached' });
+    expect(await stored(task.id)).toMatchObject({ aiDraft: null, aiAssisted: false });
+
+    expect(await selectedLabel(card('Plan the sprint').getByLabel('Agent'))).toBe('Planner');
+    await card('Plan the sprint').getByLabel('Agent').selectOption({ label: COPY.noAgent });
+    await toast(TOASTS.contextUpdated)
+      .filter({ hasText: TOASTS.contextSwitched(COPY.noAgentLower) })
+      .waitFor();
+    expect((await stored(task.id)).contextId).toBeNull();
+  });
+
+  it('cancels a run, and reports a failed one, storing nothing', async () => {
+    const task = await expandedTask('Draft the FAQ');
+    fake.behaviour.chunks = Array.from({ length: 40 }, (_, i) => `piece ${i} `);
+    fake.behaviour.chunkDelayMs = 200;
+    await card('Draft the FAQ').getByRole('button', { name: COPY.aiDraft }).click();
+    await draftBox('Draft the FAQ').getByText('piece 0').waitFor();
+    await card('Draft the FAQ').getByRole('button', { name: 'Cancel' }).click();
+    await card('Draft the FAQ')
+      .getByRole('status')
+      .filter({ hasText: COPY.aiBusy })
+      .waitFor({ state: 'detached' });
+    await draftBox('Draft the FAQ').waitFor({ state: 'detached' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await stored(task.id)).aiDraft).toBeNull();
+
+    fake.reset();
+    fake.behaviour.mode = 'error';
+    await card('Draft the FAQ').getByRole('button', { name: COPY.aiDraft }).click();
+    await toast(ERRORS.aiErrorTitle).filter({ hasText: ERRORS.aiExecute }).waitFor();
+    expect((await stored(task.id)).aiDraft).toBeNull();
+  });
+
+  it('without a provider: no AI Draft button; a user connects a key and removes it', async () => {
+    const bare = await startServer({ AI_ALLOW_PRIVATE_BASE_URLS: 'true' });
+    const other = await openPage(browser, bare);
+    try {
+      page = other.page;
+      await signIn(page);
+      await expandedTask('Offline task');
+      await card('Offline task').getByLabel('Agent').waitFor();
+      expect(await card('Offline task').getByRole('button', { name: COPY.aiDraft }).count()).toBe(0);
+
+      await openMenuItem('Connect AI');
+      const dialog = page.getByRole('dialog', { name: 'Connect AI' });
+      await dialog.getByText('Not connected').waitFor();
+      await dialog.getByLabel('API Key').fill('sk-mine-wxyz');
+      await dialog.getByLabel('Base URL (optional)').fill(fake.baseUrl);
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog.getByText('Connected with your key ending ••••wxyz').waitFor();
+      expect(await dialog.getByLabel('API Key').inputValue()).toBe('');
+      await screenshot(page, 'ai-connect-dialog');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+
+      await card('Offline task').getByRole('button', { name: 'Expand task' }).click();
+      await card('Offline task').getByRole('button', { name: COPY.aiDraft }).click();
+      await toast(TOASTS.taskExecuted[0]).waitFor();
+      expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer sk-mine-wxyz');
+
+      // Removed behind the page's back (another tab): the next run says AI is not connected.
+      await apiFromPage(page, 'DELETE', '/api/ai/connection');
+      await card('Offline task').getByRole('button', { name: COPY.aiDraft }).click();
+      await toast(ERRORS.aiNotConnectedTitle).filter({ hasText: ERRORS.aiNotConnected }).waitFor();
+      expect(other.errors).toEqual([]);
+    } finally {
+      page = opened.page;
+      await other.context.close();
+      await bare.stop();
+    }
+  });
+});

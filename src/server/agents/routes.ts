@@ -1,0 +1,169 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import {
+  type AiStreamEvent,
+  agentBodySchema,
+  agentIdParamsSchema,
+  agentSchema,
+  agentUpdateSchema,
+  aiConnectionBodySchema,
+  aiConnectionSchema,
+  aiContextSchema,
+  aiExecuteBodySchema,
+  aiExecuteResponseSchema,
+  aiStatusSchema,
+} from '../../common/agents';
+import { TASKS_PATH, taskPath } from '../../common/tasks';
+import type { AppContext } from '../context';
+import { HttpError } from '../http/errors';
+import { currentUser, requireUser } from '../http/session';
+import type { ZodTypeProvider } from '../http/zod';
+import { createSecretBox } from './crypto';
+import { createAgentRepository } from './repository';
+import { type AiRun, createAgentService } from './service';
+
+const executeQuerySchema = z.object({ stream: z.enum(['0', '1', 'true', 'false']).optional() });
+
+export async function agentRoutes(fastify: FastifyInstance, ctx: AppContext) {
+  const app = fastify.withTypeProvider<ZodTypeProvider>();
+  const service = createAgentService({
+    agents: createAgentRepository(ctx.db.kysely),
+    secrets: createSecretBox({ secret: ctx.config.ai.secret, dataDir: ctx.config.dataDir }),
+    rateLimiter: ctx.rateLimiter,
+    config: ctx.config.ai,
+    logger: ctx.logger,
+  });
+  const taskChanged = (userId: number, taskId: number) =>
+    ctx.live.publish(userId, [TASKS_PATH, taskPath(taskId)]);
+
+  app.get(
+    '/api/ai-agents',
+    { onRequest: requireUser, schema: { response: { 200: z.array(agentSchema) } } },
+    async (request) => service.list(currentUser(request).id),
+  );
+
+  app.get(
+    '/api/ai-contexts',
+    { onRequest: requireUser, schema: { response: { 200: z.array(aiContextSchema) } } },
+    async (request) => service.contexts(currentUser(request).id),
+  );
+
+  app.post(
+    '/api/ai-agents',
+    { onRequest: requireUser, schema: { body: agentBodySchema, response: { 201: agentSchema } } },
+    async (request, reply) =>
+      reply.code(201).send(await service.create(currentUser(request).id, request.body)),
+  );
+
+  app.put(
+    '/api/ai-agents/:id',
+    {
+      onRequest: requireUser,
+      schema: { params: agentIdParamsSchema, body: agentUpdateSchema, response: { 200: agentSchema } },
+    },
+    async (request) => service.update(currentUser(request).id, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/api/ai-agents/:id',
+    { onRequest: requireUser, schema: { params: agentIdParamsSchema } },
+    async (request, reply) => {
+      await service.remove(currentUser(request).id, request.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/api/ai/status',
+    { onRequest: requireUser, schema: { response: { 200: aiStatusSchema } } },
+    async (request) => service.status(currentUser(request).id),
+  );
+
+  app.get(
+    '/api/ai/connection',
+    { onRequest: requireUser, schema: { response: { 200: aiConnectionSchema } } },
+    async (request) => service.connection(currentUser(request).id),
+  );
+
+  app.put(
+    '/api/ai/connection',
+    {
+      onRequest: requireUser,
+      schema: { body: aiConnectionBodySchema, response: { 200: aiConnectionSchema } },
+    },
+    async (request) => service.connect(currentUser(request).id, request.body),
+  );
+
+  app.delete('/api/ai/connection', { onRequest: requireUser }, async (request, reply) => {
+    await service.disconnect(currentUser(request).id);
+    return reply.code(204).send();
+  });
+
+  app.post(
+    '/api/ai/execute',
+    {
+      onRequest: requireUser,
+      schema: {
+        body: aiExecuteBodySchema,
+        querystring: executeQuerySchema,
+        response: { 200: aiExecuteResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const userId = currentUser(request).id;
+      const { taskId, contextId } = request.body;
+      // Refusals (404, 400, 429) are answered as plain JSON, before any stream starts.
+      const run = await service.prepareRun(userId, taskId, contextId);
+      // The person closing the request (Cancel, or leaving the page) aborts the provider call.
+      const cancel = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) cancel.abort();
+      });
+      const stream =
+        request.query.stream === '1' ||
+        request.query.stream === 'true' ||
+        (request.query.stream === undefined && String(request.headers.accept).includes('text/event-stream'));
+      if (stream) return streamRun(reply, run, cancel.signal, () => taskChanged(userId, taskId));
+      const result = await run({ signal: cancel.signal });
+      taskChanged(userId, taskId);
+      return { result };
+    },
+  );
+}
+
+/** Answers a run as server-sent events: `{delta}` as the draft is written, then `{result}` or `{error}`. */
+async function streamRun(
+  reply: FastifyReply,
+  run: (options: AiRun) => Promise<string>,
+  signal: AbortSignal,
+  onStored: () => void,
+) {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    // nginx would otherwise buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  const send = (event: AiStreamEvent) => {
+    if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
+  };
+  try {
+    const result = await run({ signal, onDelta: (delta) => send({ delta }) });
+    onStored();
+    send({ result });
+  } catch (error) {
+    if (error instanceof HttpError) {
+      send({ error: error.message });
+    } else {
+      reply.log.error({ err: error }, 'AI stream failed');
+      send({ error: 'Something went wrong on our side. Please try again.' });
+    }
+  } finally {
+    res.end();
+  }
+}

@@ -1,0 +1,174 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type {
+  Agent,
+  AgentBody,
+  AgentUpdate,
+  AiConnection,
+  AiConnectionValues,
+  AiContext,
+  AiStatus,
+} from '../../common/agents';
+import { ERRORS } from '../../common/spec';
+import { TASK_LIMITS } from '../../common/tasks';
+import type { Config } from '../config';
+import { badRequest, HttpError, notFound } from '../http/errors';
+import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
+import { type AiProvider, type ChatMessage, OPENAI_DEFAULT_BASE_URL, runChat } from './ai-client';
+import type { SecretBox } from './crypto';
+import { type AgentRepository, toAgent } from './repository';
+import { assertAllowedBaseUrl } from './url-guard';
+
+/** Used when a task has no agent: a plain, useful first draft. */
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant. Complete the task below as well as you can: produce a clear, ' +
+  'well-structured first draft the person can review and edit. Be concise and practical.';
+
+export const AI_RUN_RATE_LIMIT: RateLimitRule = { max: 20, windowMs: 60_000 };
+
+export const AGENT_MESSAGES = {
+  agentNotFound: 'AI agent',
+  taskNotFound: 'Task',
+  storedKeyUnreadable:
+    'Your saved API key can no longer be read (the server secret changed). Please connect it again.',
+} as const;
+
+/** The user message: the stored task's title and description. */
+export function taskMessage(title: string, description: string | null): string {
+  return description?.trim() ? `Task: ${title}\n\nDescription: ${description}` : `Task: ${title}`;
+}
+
+export interface AgentServiceDeps {
+  agents: AgentRepository;
+  secrets: SecretBox;
+  rateLimiter: RateLimiter;
+  config: Config['ai'];
+  logger: FastifyBaseLogger;
+}
+
+export interface AiRun {
+  /** Aborts the provider call; nothing is stored then. */
+  signal?: AbortSignal;
+  onDelta?: (delta: string) => void;
+}
+
+export function createAgentService({ agents, secrets, rateLimiter, config, logger }: AgentServiceDeps) {
+  const keyHint = (apiKey: string) => apiKey.slice(-4);
+
+  /** The user's own key wins over the server's; a user-chosen address is only ever used with that key. */
+  async function resolveProvider(userId: number): Promise<AiProvider | undefined> {
+    const credentials = await agents.findCredentials(userId);
+    if (credentials) {
+      const apiKey = secrets.decrypt(credentials.api_key_encrypted);
+      if (!apiKey) throw badRequest(AGENT_MESSAGES.storedKeyUnreadable);
+      return {
+        source: 'user',
+        apiKey,
+        baseUrl: credentials.base_url ?? OPENAI_DEFAULT_BASE_URL,
+        model: credentials.model ?? config.model,
+        guarded: !config.allowPrivateBaseUrls,
+      };
+    }
+    if (config.apiKey) {
+      return {
+        source: 'server',
+        apiKey: config.apiKey,
+        baseUrl: config.baseUrl ?? OPENAI_DEFAULT_BASE_URL,
+        model: config.model,
+        guarded: false,
+      };
+    }
+    return undefined;
+  }
+
+  return {
+    list: async (userId: number): Promise<Agent[]> => (await agents.list(userId)).map(toAgent),
+
+    contexts: async (userId: number): Promise<AiContext[]> =>
+      (await agents.list(userId)).map(({ id, title }) => ({ id, title })),
+
+    create: async (userId: number, body: AgentBody): Promise<Agent> =>
+      toAgent(await agents.insert(userId, body)),
+
+    async update(userId: number, id: number, body: AgentUpdate): Promise<Agent> {
+      const row = await agents.update(userId, id, body);
+      if (!row) throw notFound(AGENT_MESSAGES.agentNotFound);
+      return toAgent(row);
+    },
+
+    async remove(userId: number, id: number): Promise<void> {
+      if (!(await agents.delete(userId, id))) throw notFound(AGENT_MESSAGES.agentNotFound);
+    },
+
+    async status(userId: number): Promise<AiStatus> {
+      const credentials = await agents.findCredentials(userId);
+      if (credentials) return { aiConnected: true, model: credentials.model ?? config.model, source: 'user' };
+      if (config.apiKey) return { aiConnected: true, model: config.model, source: 'server' };
+      return { aiConnected: false, model: null, source: null };
+    },
+
+    async connection(userId: number): Promise<AiConnection> {
+      const credentials = await agents.findCredentials(userId);
+      if (!credentials) return { connected: false, baseUrl: null, model: null, keyHint: null };
+      const apiKey = secrets.decrypt(credentials.api_key_encrypted);
+      return {
+        connected: true,
+        baseUrl: credentials.base_url,
+        model: credentials.model,
+        keyHint: apiKey ? keyHint(apiKey) : null,
+      };
+    },
+
+    async connect(userId: number, body: AiConnectionValues): Promise<AiConnection> {
+      const baseUrl = body.baseUrl
+        ? await assertAllowedBaseUrl(body.baseUrl, config.allowPrivateBaseUrls)
+        : null;
+      await agents.saveCredentials(userId, {
+        api_key_encrypted: secrets.encrypt(body.apiKey),
+        base_url: baseUrl,
+        model: body.model,
+      });
+      return { connected: true, baseUrl, model: body.model, keyHint: keyHint(body.apiKey) };
+    },
+
+    disconnect: (userId: number): Promise<void> => agents.deleteCredentials(userId),
+
+    /**
+     * Checks everything a run needs and answers with the run itself, so a caller that streams can
+     * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream.
+     */
+    async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
+      await rateLimiter.hit([{ key: `ai-run:user:${userId}`, rule: AI_RUN_RATE_LIMIT }]);
+      const task = await agents.findTask(userId, taskId);
+      if (!task) throw notFound(AGENT_MESSAGES.taskNotFound);
+      const agentId = contextId ?? task.context_id;
+      const agent = agentId === null ? undefined : await agents.find(userId, agentId);
+      if (agentId !== null && !agent) throw notFound(AGENT_MESSAGES.agentNotFound);
+      const provider = await resolveProvider(userId);
+      if (!provider) throw badRequest(ERRORS.aiNotConnected);
+      const messages: ChatMessage[] = [
+        { role: 'system', content: agent?.prompt ?? DEFAULT_SYSTEM_PROMPT },
+        { role: 'user', content: taskMessage(task.title, task.description) },
+      ];
+
+      return async ({ signal, onDelta }: AiRun = {}): Promise<string> => {
+        try {
+          const answer = await runChat({ provider, messages, timeoutMs: config.timeoutMs, signal, onDelta });
+          // The draft must stay editable through PATCH /api/tasks, which caps its length.
+          const result = answer.slice(0, TASK_LIMITS.aiDraftMax);
+          if (!(await agents.storeDraft(userId, taskId, result))) throw notFound(AGENT_MESSAGES.taskNotFound);
+          return result;
+        } catch (error) {
+          if (error instanceof HttpError && error.statusCode === 502) {
+            logger.warn(
+              { err: error.cause, source: provider.source, model: provider.model },
+              'AI run failed',
+            );
+          }
+          throw error;
+        }
+      };
+    },
+  };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;
