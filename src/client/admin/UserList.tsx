@@ -1,0 +1,110 @@
+import { BanIcon, MailIcon, RotateCcwIcon, Trash2Icon } from 'lucide-react';
+import type { AdminUser } from '../../common/admin';
+import { ERRORS } from '../../common/spec';
+import { useSession } from '../lib/session';
+import { Badge } from '../ui/badge';
+import { Button } from '../ui/button';
+import { deleteUser, resendInvite, toggleSuspended, useAdminAction, useAdminUsers } from './api';
+import { ConfirmButton } from './ConfirmButton';
+import { formatDate, QueryList, Section } from './Section';
+import { showCredentials, showFailure } from './toasts';
+
+// Promises rather than mutate's callbacks: those are dropped once the row unmounts, which the refetch may do first.
+function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
+  const suspend = useAdminAction(toggleSuspended);
+  const resend = useAdminAction(resendInvite);
+  const remove = useAdminAction(deleteUser);
+  const busy = suspend.isPending || resend.isPending || remove.isPending;
+
+  return (
+    <li
+      aria-label={user.username}
+      className="flex flex-col gap-3 rounded-lg border bg-card px-4 py-3 sm:flex-row sm:items-center sm:justify-between"
+    >
+      <div className="grid min-w-0 gap-1">
+        <div className="flex flex-wrap items-center gap-1.5">
+          <span className="truncate font-medium">{user.username}</span>
+          {user.isAdmin && <Badge variant="secondary">Admin</Badge>}
+          {user.isSuspended ? (
+            <Badge variant="destructive">Suspended</Badge>
+          ) : (
+            <Badge variant="outline">Active</Badge>
+          )}
+          {isSelf && <span className="text-xs text-muted-foreground">(you)</span>}
+        </div>
+        <p className="truncate text-sm text-muted-foreground">
+          {user.firstName}
+          {user.email && <> · {user.email}</>} · Created {formatDate(user.createdAt)}
+        </p>
+      </div>
+      {/* The server refuses these on one's own account, so they are not offered there. */}
+      {!isSelf && (
+        <div className="flex flex-wrap gap-2 sm:flex-nowrap">
+          <Button
+            variant="outline"
+            size="sm"
+            disabled={busy}
+            aria-label={`${user.isSuspended ? 'Reactivate' : 'Suspend'} ${user.username}`}
+            onClick={() =>
+              suspend.mutateAsync(user.id).catch((error) => showFailure(ERRORS.updateUserStatus, error))
+            }
+          >
+            {user.isSuspended ? <RotateCcwIcon aria-hidden /> : <BanIcon aria-hidden />}
+            {user.isSuspended ? 'Reactivate' : 'Suspend'}
+          </Button>
+          <Button
+            variant="outline"
+            size="sm"
+            disabled={busy}
+            aria-label={`Resend Invite to ${user.username}`}
+            onClick={() =>
+              resend.mutateAsync(user.id).then(
+                (credentials) => showCredentials('Invite Resent', credentials),
+                (error) => showFailure(ERRORS.resendInvite, error),
+              )
+            }
+          >
+            <MailIcon aria-hidden />
+            Resend Invite
+          </Button>
+          <ConfirmButton
+            title="Delete user account?"
+            description={
+              <>
+                This permanently deletes <strong className="text-foreground">{user.username}</strong> with all
+                their tasks, agents and files. It cannot be undone.
+              </>
+            }
+            confirmLabel="Delete"
+            onConfirm={() =>
+              remove.mutateAsync(user.id).catch((error) => showFailure(ERRORS.deleteUser, error))
+            }
+          >
+            <Button
+              variant="outline"
+              size="sm"
+              disabled={busy}
+              aria-label={`Delete ${user.username}`}
+              className="text-destructive hover:text-destructive"
+            >
+              <Trash2Icon aria-hidden />
+              Delete
+            </Button>
+          </ConfirmButton>
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function UserList() {
+  const query = useAdminUsers();
+  const selfId = useSession()?.user.id;
+  return (
+    <Section title="Users" count={query.data?.length}>
+      <QueryList query={query} what="users" empty="No users yet. Create the first one above.">
+        {(users) => users.map((user) => <UserRow key={user.id} user={user} isSelf={user.id === selfId} />)}
+      </QueryList>
+    </Section>
+  );
+}

@@ -1,0 +1,258 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { CreateUserBody, CredentialsResponse } from '../../common/admin';
+import { generatePassword, hashPassword } from '../auth/passwords';
+import { createUserRepository, type UserRepository } from '../auth/repository';
+import type { SessionStore } from '../auth/sessions';
+import { toPublicUser } from '../auth/users';
+import type { Database, UserRow } from '../db/schema';
+import { toBool } from '../db/values';
+import type { FileStore } from '../files/store';
+import { conflict, forbidden, notFound } from '../http/errors';
+import type { Mailer, MailMessage } from '../mail/mailer';
+import { accessDeniedMail, credentialsMail } from '../mail/templates';
+import { createAdminRepository, toAccessRequest } from './repository';
+
+export const ADMIN_MESSAGES = {
+  bootstrapProtected: 'The built-in administrator account cannot be suspended, reset or deleted.',
+  selfProtected: 'You cannot suspend or delete your own account.',
+  emailTaken: 'A user with this email already exists.',
+  usernameTaken: (username: string) => `The username "${username}" is already taken.`,
+  usernameBusy: 'Could not reserve a free username. Please try again.',
+} as const;
+
+/** Longest stem a derived username keeps, leaving room for a counter. */
+const USERNAME_STEM_MAX = 32;
+
+/**
+ * The username a first name suggests: lower-case ASCII letters and digits, accents stripped
+ * (NFKD splits 'ë' into 'e' and a combining mark, which is then dropped), 'user' if nothing is left.
+ */
+export function usernameStem(firstName: string): string {
+  const stem = firstName
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, USERNAME_STEM_MAX);
+  return stem || 'user';
+}
+
+/** `stem`, else `stem2`, `stem3`... the first not in `taken` (lower-case names). */
+export function firstFreeUsername(stem: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(stem)) return stem;
+  let n = 2;
+  while (taken.has(`${stem}${n}`)) n += 1;
+  return `${stem}${n}`;
+}
+
+/** A unique index refused the row: SQLite and PostgreSQL say so differently. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}
+
+/** Who is acting: their row, and the session they act from (kept when they reset themselves). */
+export interface Actor {
+  user: UserRow;
+  idHash: string;
+}
+
+export interface AdminServiceDeps {
+  db: Kysely<Database>;
+  users: UserRepository;
+  sessions: SessionStore;
+  mailer: Mailer;
+  fileStore: FileStore;
+  appUrl: string;
+  logger: FastifyBaseLogger;
+}
+
+export function createAdminService({
+  db,
+  users,
+  sessions,
+  mailer,
+  fileStore,
+  appUrl,
+  logger,
+}: AdminServiceDeps) {
+  const repo = createAdminRepository(db);
+
+  /** The account exists either way; a mail that cannot go out is the operator's to see in the log. */
+  async function sendMail(message: MailMessage | null, what: string): Promise<void> {
+    if (!message) {
+      logger.warn({ what }, 'no e-mail address to send to');
+      return;
+    }
+    try {
+      await mailer.send(message);
+    } catch (error) {
+      logger.error({ err: error, to: message.to, what }, 'could not send mail');
+    }
+  }
+
+  /** The user an action aims at; the bootstrap administrator and (unless allowed) oneself are off limits. */
+  async function targetUser(actor: Actor, id: number, { selfAllowed = false } = {}): Promise<UserRow> {
+    const user = await users.findById(id);
+    if (!user) throw notFound('User');
+    if (toBool(user.is_bootstrap)) throw forbidden(ADMIN_MESSAGES.bootstrapProtected);
+    if (user.id === actor.user.id && !selfAllowed) throw forbidden(ADMIN_MESSAGES.selfProtected);
+    return user;
+  }
+
+  const credentials = (user: UserRow, password: string, reason: 'created' | 'approved' | 'invite') =>
+    user.email ? credentialsMail(user.email, user.first_name, user.username, password, appUrl, reason) : null;
+
+  return {
+    listUsers: async () => (await repo.listUsers()).map(toPublicUser),
+
+    async createUser(actor: Actor, body: CreateUserBody): Promise<CredentialsResponse> {
+      if (await users.findByEmail(body.email)) throw conflict(ADMIN_MESSAGES.emailTaken);
+      const password = generatePassword();
+      const passwordHash = await hashPassword(password);
+      const stem = usernameStem(body.firstName);
+      // Two admins creating "Anna" at once may pick the same name; the unique index decides, we retry.
+      for (let attempt = 1; ; attempt += 1) {
+        const username = firstFreeUsername(stem, await repo.usernamesStartingWith(stem));
+        try {
+          const user = await db.transaction().execute(async (trx) => {
+            const created = await createUserRepository(trx).insert({
+              username,
+              first_name: body.firstName,
+              email: body.email,
+              password_hash: passwordHash,
+              is_admin: false,
+              is_suspended: false,
+              is_bootstrap: false,
+            });
+            await createAdminRepository(trx).audit(actor.user, 'user.create', {
+              id: created.id,
+              label: created.username,
+            });
+            return created;
+          });
+          await sendMail(credentials(user, password, 'created'), 'user.create');
+          return { user: toPublicUser(user), password };
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          if (await users.findByEmail(body.email)) throw conflict(ADMIN_MESSAGES.emailTaken);
+          if (attempt >= 3) throw conflict(ADMIN_MESSAGES.usernameBusy);
+        }
+      }
+    },
+
+    /** Suspends an active user (ending their sessions at once) or reactivates a suspended one. */
+    async toggleSuspended(actor: Actor, id: number) {
+      const target = await targetUser(actor, id);
+      const suspend = !toBool(target.is_suspended);
+      const updated = await db.transaction().execute(async (trx) => {
+        const trxRepo = createAdminRepository(trx);
+        const row = await trxRepo.setSuspended(target.id, suspend);
+        await trxRepo.audit(actor.user, suspend ? 'user.suspend' : 'user.reactivate', {
+          id: row.id,
+          label: row.username,
+        });
+        return row;
+      });
+      if (suspend) await sessions.endAllForUser(target.id);
+      return toPublicUser(updated);
+    },
+
+    /** A new password, mailed and returned once; the old one and its sessions stop working. */
+    async resendInvite(actor: Actor, id: number): Promise<CredentialsResponse> {
+      const target = await targetUser(actor, id, { selfAllowed: true });
+      const password = generatePassword();
+      const passwordHash = await hashPassword(password);
+      await db.transaction().execute(async (trx) => {
+        await createUserRepository(trx).setPasswordHash(target.id, passwordHash);
+        await createAdminRepository(trx).audit(actor.user, 'user.resend_invite', {
+          id: target.id,
+          label: target.username,
+        });
+      });
+      await sessions.endAllForUser(target.id, target.id === actor.user.id ? actor.idHash : undefined);
+      await sendMail(credentials(target, password, 'invite'), 'user.resend_invite');
+      return { user: toPublicUser(target), password };
+    },
+
+    /** The user's tasks, agents, files and sessions go with them; stored file contents are removed after. */
+    async deleteUser(actor: Actor, id: number): Promise<void> {
+      const target = await targetUser(actor, id);
+      const storageKeys = await db.transaction().execute(async (trx) => {
+        const trxRepo = createAdminRepository(trx);
+        const keys = await trxRepo.deleteFilesOf(target.id);
+        await trxRepo.deleteUser(target.id);
+        await trxRepo.audit(actor.user, 'user.delete', { id: target.id, label: target.username });
+        return keys;
+      });
+      for (const key of storageKeys) {
+        try {
+          await fileStore.remove(key);
+        } catch (error) {
+          logger.error({ err: error, key }, 'could not remove a deleted user’s file');
+        }
+      }
+    },
+
+    listAccessRequests: async () => (await repo.listAccessRequests()).map(toAccessRequest),
+
+    /** Creates the account asked for; a taken name or address keeps the request and answers 409. */
+    async approveAccessRequest(actor: Actor, id: number): Promise<CredentialsResponse> {
+      if (!(await repo.findAccessRequest(id))) throw notFound('Access request');
+      const password = generatePassword();
+      const passwordHash = await hashPassword(password);
+      const user = await db.transaction().execute(async (trx) => {
+        // Taking the row first means two admins approving at once create one account.
+        const request = await createAdminRepository(trx).takeAccessRequest(id);
+        if (!request) throw notFound('Access request');
+        const trxUsers = createUserRepository(trx);
+        if (await trxUsers.findByUsername(request.requested_username)) {
+          throw conflict(ADMIN_MESSAGES.usernameTaken(request.requested_username));
+        }
+        if (await trxUsers.findByEmail(request.email)) throw conflict(ADMIN_MESSAGES.emailTaken);
+        let created: UserRow;
+        try {
+          created = await trxUsers.insert({
+            username: request.requested_username,
+            first_name: request.requested_username,
+            email: request.email,
+            password_hash: passwordHash,
+            is_admin: false,
+            is_suspended: false,
+            is_bootstrap: false,
+          });
+        } catch (error) {
+          if (isUniqueViolation(error))
+            throw conflict(ADMIN_MESSAGES.usernameTaken(request.requested_username));
+          throw error;
+        }
+        await createAdminRepository(trx).audit(actor.user, 'access_request.approve', {
+          id: created.id,
+          label: created.username,
+        });
+        return created;
+      });
+      await sendMail(credentials(user, password, 'approved'), 'access_request.approve');
+      return { user: toPublicUser(user), password };
+    },
+
+    /** Removes the request and tells the requester. */
+    async denyAccessRequest(actor: Actor, id: number): Promise<void> {
+      const request = await db.transaction().execute(async (trx) => {
+        const trxRepo = createAdminRepository(trx);
+        const taken = await trxRepo.takeAccessRequest(id);
+        if (!taken) throw notFound('Access request');
+        await trxRepo.audit(actor.user, 'access_request.deny', { id: null, label: taken.email });
+        return taken;
+      });
+      await sendMail(
+        accessDeniedMail(request.email, request.requested_username, appUrl),
+        'access_request.deny',
+      );
+    },
+
+    auditLog: () => repo.listAudit(),
+  };
+}
+
+export type AdminService = ReturnType<typeof createAdminService>;
