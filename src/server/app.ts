@@ -4,6 +4,8 @@ import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { adminRoutes } from './admin/routes';
+import { agentRoutes } from './agents/routes';
 import { createUserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { createAuthService } from './auth/service';
@@ -11,13 +13,18 @@ import { createSessionStore } from './auth/sessions';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db';
+import { fileRoutes } from './files/routes';
 import { createDiskFileStore } from './files/store';
 import { registerErrorHandler } from './http/errors';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
 import { serializerCompiler, validatorCompiler } from './http/zod';
+import { createLiveBus } from './live/bus';
+import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
+import { tasksRoutes } from './tasks/routes';
+import { createTaskService } from './tasks/service';
 
 export interface BuildAppOptions {
   config: Config;
@@ -35,7 +42,14 @@ export interface RouteSummary {
 }
 
 /** Each feature registers its routes with the shared context. */
-const features: Array<(app: FastifyInstance, ctx: AppContext) => Promise<void>> = [authRoutes];
+const features: Array<(app: FastifyInstance, ctx: AppContext) => Promise<void>> = [
+  authRoutes,
+  adminRoutes,
+  tasksRoutes,
+  liveRoutes,
+  agentRoutes,
+  fileRoutes,
+];
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
 export async function buildApp(
@@ -75,6 +89,8 @@ export async function buildApp(
       outboxDir: path.join(config.dataDir, 'outbox'),
       logger: app.log,
     });
+  const fileStore = createDiskFileStore(path.join(config.dataDir, 'files'));
+  const live = createLiveBus(db, app.log);
   const ctx: AppContext = {
     config,
     db,
@@ -84,7 +100,9 @@ export async function buildApp(
     users,
     auth: createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger: app.log }),
     rateLimiter: createRateLimiter(kysely),
-    fileStore: createDiskFileStore(path.join(config.dataDir, 'files')),
+    fileStore,
+    live,
+    tasks: createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger: app.log }),
   };
   await app.register(sessionPlugin, { sessions, appUrl: config.appUrl });
 
@@ -100,29 +118,34 @@ export async function buildApp(
 
   for (const feature of features) await feature(app, ctx);
 
-  if (options.clientDir && fs.existsSync(path.join(options.clientDir, 'index.html'))) {
-    await serveClient(app, options.clientDir);
-  }
+  const hasClient =
+    options.clientDir !== undefined && fs.existsSync(path.join(options.clientDir, 'index.html'));
+  if (hasClient) await serveClient(app, options.clientDir!);
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    // Client routes (/archive, /reset-password/..., unknown pages) load the SPA, which routes itself.
+    if (hasClient && (request.method === 'GET' || request.method === 'HEAD') && !isApi) {
+      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
+    }
+    return reply.code(404).send({ message: `No route for ${request.method} ${pathname}` });
+  });
   app.addHook('onClose', async () => mailer.close());
+  app.addHook('onClose', async () => live.close());
   return { app, ctx, routes };
 }
 
-/** The built SPA, with index.html for client routes so /archive and unknown paths load it. */
+/** The built SPA's files; hashed assets are cached for good, the rest revalidated. */
 async function serveClient(app: FastifyInstance, clientDir: string) {
   await app.register(fastifyStatic, {
     root: clientDir,
     wildcard: false,
     index: false,
+    // scripts/compress-client.mjs writes .br and .gz beside each asset at build time.
+    preCompressed: true,
     setHeaders: (reply, filePath) => {
       const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
       reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
-  });
-  app.setNotFoundHandler((request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '/';
-    if (request.method !== 'GET' || pathname.startsWith('/api/') || pathname === '/api') {
-      return reply.code(404).send({ message: `No route for ${request.method} ${pathname}` });
-    }
-    return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
   });
 }

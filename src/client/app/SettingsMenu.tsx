@@ -6,6 +6,7 @@ import {
   KeyRoundIcon,
   LogOutIcon,
   MoonIcon,
+  PlugIcon,
   SunIcon,
   UserCogIcon,
 } from 'lucide-react';
@@ -30,12 +31,15 @@ const UserManagementDialog = lazy(() =>
   import('../admin/UserManagementDialog').then((m) => ({ default: m.UserManagementDialog })),
 );
 const AgentsDialog = lazy(() => import('../agents/AgentsDialog').then((m) => ({ default: m.AgentsDialog })));
+const ConnectAiDialog = lazy(() =>
+  import('../agents/ConnectAiDialog').then((m) => ({ default: m.ConnectAiDialog })),
+);
 const FaqDialog = lazy(() => import('./FaqDialog').then((m) => ({ default: m.FaqDialog })));
 const ChangePasswordDialog = lazy(() =>
   import('../auth/ChangePasswordDialog').then((m) => ({ default: m.ChangePasswordDialog })),
 );
 
-type DialogName = 'users' | 'agents' | 'faq' | 'password';
+type DialogName = 'users' | 'agents' | 'connect-ai' | 'faq' | 'password';
 
 export type SettingsMenuProps = {
   /** False on the archive page, whose menu offers neither (spec §2). */
@@ -95,6 +99,10 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <BotIcon aria-hidden />
             {COPY.aiAgents}
           </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('connect-ai')}>
+            <PlugIcon aria-hidden />
+            Connect AI
+          </DropdownMenuItem>
           <DropdownMenuItem onSelect={() => show('faq')}>
             <CircleHelpIcon aria-hidden />
             {COPY.faq}
@@ -121,6 +129,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
       <Suspense fallback={null}>
         {mounted.has('users') && user.isAdmin && <UserManagementDialog {...dialogProps('users')} />}
         {mounted.has('agents') && <AgentsDialog {...dialogProps('agents')} />}
+        {mounted.has('connect-ai') && <ConnectAiDialog {...dialogProps('connect-ai')} />}
         {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
         {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
       </Suspense>
