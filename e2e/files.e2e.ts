@@ -177,6 +177,8 @@ describeBrowser('files in the browser', () => {
         route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Broken"}' }),
     );
     await page.reload();
+    // The list is fetched when the menu opens; the badge's count came in one call for every card.
+    await openFiles(page, 'Flaky', '2 File(s)');
     await expectToast(page, 'Error', 'Failed to fetch files');
   });
 

@@ -14,6 +14,14 @@ export type TaskFile = z.infer<typeof fileSchema>;
 
 export const fileListSchema = z.array(fileSchema);
 
+/**
+ * How many files each of the caller's tasks has, by task id (tasks with none are absent).
+ * One request feeds every card's badge; a task's list is fetched only when its menu opens.
+ */
+export const fileCountsSchema = z.record(z.string(), z.number());
+export type FileCounts = z.infer<typeof fileCountsSchema>;
+export const FILE_COUNTS_PATH = '/api/files/counts';
+
 /** The multipart field that carries the files, repeated once per file (spec §7). */
 export const UPLOAD_FIELD = 'files';
 

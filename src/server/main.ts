@@ -4,6 +4,8 @@ import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError, openDatabase } from './db';
 
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** Start-up: config, database (migrated), app, listen; SIGTERM drains and closes cleanly. */
 async function main() {
   const config = loadConfig();
@@ -20,6 +22,9 @@ async function main() {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: draining requests');
+    // In-flight requests get a grace period; a keep-alive socket that missed the idle sweep
+    // (one that finished a response as closing began) must not hold the exit for its full timeout.
+    setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
     try {
       await app.close();
     } finally {

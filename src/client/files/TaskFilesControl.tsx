@@ -1,5 +1,5 @@
 import { DownloadIcon, FileIcon, Loader2Icon, PaperclipIcon, Trash2Icon, UploadIcon } from 'lucide-react';
-import { type ChangeEvent, useEffect, useRef } from 'react';
+import { type ChangeEvent, useEffect, useRef, useState } from 'react';
 import { formatFileSize, type TaskFile } from '../../common/files';
 import { COPY, ERRORS } from '../../common/spec';
 import { cn } from '../lib/cn';
@@ -12,12 +12,17 @@ import {
   DropdownMenuTrigger,
 } from '../ui/dropdown-menu';
 import { toast } from '../ui/use-toast';
-import { downloadFile, useDeleteFile, useTaskFiles, useUploadFiles } from './api';
+import { downloadFile, useDeleteFile, useFileCounts, useTaskFiles, useUploadFiles } from './api';
 
 /** The per-task files badge and its dropdown (spec §2 'Per-task files control'). */
 export function TaskFilesControl({ taskId }: { taskId: number }) {
   const inputRef = useRef<HTMLInputElement>(null);
-  const { data: files, isLoading, isError } = useTaskFiles(taskId);
+  const [open, setOpen] = useState(false);
+  const counts = useFileCounts();
+  const list = useTaskFiles(taskId, open);
+  const files = list.data;
+  const isLoading = counts.isLoading || (open && list.isLoading);
+  const isError = counts.isError || list.isError;
   const upload = useUploadFiles(taskId);
   const remove = useDeleteFile(taskId);
 
@@ -33,14 +38,14 @@ export function TaskFilesControl({ taskId }: { taskId: number }) {
     if (chosen.length > 0) upload.mutate(chosen);
   };
 
-  const count = files?.length ?? 0;
+  const count = files?.length ?? counts.data?.[taskId] ?? 0;
   const label = isLoading ? COPY.loadingFiles : count > 0 ? COPY.fileCount(count) : COPY.noFiles;
 
   return (
     <>
       {/* Not modal: the menu stays open across a delete, and the toast it raises must not be hidden
           from assistive technology meanwhile, as a modal menu hides everything outside it. */}
-      <DropdownMenu modal={false}>
+      <DropdownMenu modal={false} open={open} onOpenChange={setOpen}>
         <DropdownMenuTrigger
           className={cn(
             badgeVariants({ variant: count > 0 ? 'secondary' : 'outline' }),

@@ -1,5 +1,13 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { fileDownloadPath, filePath, type TaskFile, taskFilesPath, UPLOAD_FIELD } from '../../common/files';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  FILE_COUNTS_PATH,
+  type FileCounts,
+  fileDownloadPath,
+  filePath,
+  type TaskFile,
+  taskFilesPath,
+  UPLOAD_FIELD,
+} from '../../common/files';
 import { ERRORS, TOASTS } from '../../common/spec';
 import { apiRequest, errorStatus, serverMessage } from '../lib/api';
 import { toast } from '../ui/use-toast';
@@ -7,8 +15,24 @@ import { toast } from '../ui/use-toast';
 /** The query key is the list's URL, which the default query function GETs (spec §7). */
 export const taskFilesKey = (taskId: number) => [taskFilesPath(taskId)] as const;
 
-export function useTaskFiles(taskId: number) {
-  return useQuery<TaskFile[]>({ queryKey: taskFilesKey(taskId) });
+export const fileCountsKey = [FILE_COUNTS_PATH] as const;
+
+/** A task's list, fetched when its menu opens: a thousand cards must not mean a thousand requests. */
+export function useTaskFiles(taskId: number, enabled: boolean) {
+  return useQuery<TaskFile[]>({ queryKey: taskFilesKey(taskId), enabled });
+}
+
+/** Every card's badge count, in one request. */
+export function useFileCounts() {
+  return useQuery<FileCounts>({ queryKey: fileCountsKey });
+}
+
+/** After an upload or a delete: the task's list and the badge counts. */
+export function invalidateTaskFiles(queryClient: QueryClient, taskId: number): Promise<void> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: taskFilesKey(taskId) }),
+    queryClient.invalidateQueries({ queryKey: fileCountsKey }),
+  ]).then(() => undefined);
 }
 
 /** One multipart POST; the browser sets the boundary, apiRequest adds the session header. */
@@ -44,7 +68,7 @@ export function useUploadFiles(taskId: number) {
       toast({ title: TOASTS.filesUploading, description: TOASTS.uploadingCount(files.length) });
     },
     onError: (error) => failureToast(ERRORS.uploadTitle, ERRORS.upload, error),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: taskFilesKey(taskId) }),
+    onSettled: () => invalidateTaskFiles(queryClient, taskId),
   });
 }
 
@@ -59,7 +83,7 @@ export function useDeleteFile(taskId: number) {
       toast({ title, description });
     },
     onError: (error) => failureToast(ERRORS.genericTitle, ERRORS.deleteFile, error),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: taskFilesKey(taskId) }),
+    onSettled: () => invalidateTaskFiles(queryClient, taskId),
   });
 }
 

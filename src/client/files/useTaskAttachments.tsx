@@ -14,7 +14,7 @@ import { ATTACHMENT_TYPES, ERRORS, LIMITS, TIMINGS } from '../../common/spec';
 import { cn } from '../lib/cn';
 import { Button } from '../ui/button';
 import { toast } from '../ui/use-toast';
-import { taskFilesKey, uploadFiles } from './api';
+import { invalidateTaskFiles, uploadFiles } from './api';
 import './celebration.css';
 
 export interface TaskAttachments {
@@ -178,7 +178,7 @@ export function useTaskAttachments(): TaskAttachments {
       const results = await Promise.all(
         pending.map((a, i) => uploadOne(taskId, a, i * TIMINGS.attachmentStaggerMs)),
       );
-      void queryClient.invalidateQueries({ queryKey: taskFilesKey(taskId) });
+      void invalidateTaskFiles(queryClient, taskId);
       const allArrived = results.every(Boolean);
       if (allArrived) await wait(CELEBRATION_MS);
       else toast({ variant: 'destructive', title: ERRORS.genericTitle, description: ERRORS.someFilesFailed });

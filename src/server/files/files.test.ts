@@ -111,6 +111,30 @@ describe.each(testDialects)('files on %s', (dialect) => {
   const download = (user: TestUser, fileId: number) =>
     fetch(`${base}/api/files/${fileId}/download`, { headers: user.headers });
 
+  it('counts the files of every task in one call, for the caller only', async () => {
+    const user = await t.signUp();
+    const other = await t.signUp();
+    const first = await createTask(user, 'First');
+    const second = await createTask(user, 'Second');
+    await createTask(user, 'Without files');
+    const foreign = await createTask(other, 'Not yours');
+    expect(
+      (
+        await uploadForm(user, first, [
+          { name: 'a.txt', content: 'a' },
+          { name: 'b.txt', content: 'b' },
+        ])
+      ).status,
+    ).toBe(201);
+    expect((await uploadForm(user, second, [{ name: 'c.txt', content: 'c' }])).status).toBe(201);
+    expect((await uploadForm(other, foreign, [{ name: 'd.txt', content: 'd' }])).status).toBe(201);
+
+    const response = await fetch(`${base}/api/files/counts`, { headers: user.headers });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ [first]: 2, [second]: 1 });
+    expect((await fetch(`${base}/api/files/counts`)).status).toBe(401);
+  });
+
   it('uploads two files and downloads the same bytes with safe headers', async () => {
     const user = await t.signUp();
     const taskId = await createTask(user);

@@ -30,6 +30,15 @@ export function createFileRepository(db: Kysely<Database>) {
         .where('user_id', '=', userId)
         .executeTakeFirst()) !== undefined,
 
+    countsByTask: (userId: number): Promise<Array<{ taskId: number; count: number }>> =>
+      db
+        .selectFrom('files')
+        .innerJoin('tasks', 'tasks.id', 'files.task_id')
+        .select(['files.task_id as taskId', (eb) => eb.fn.countAll<number>().as('count')])
+        .where('tasks.user_id', '=', userId)
+        .groupBy('files.task_id')
+        .execute(),
+
     listForTask: (taskId: number, userId: number): Promise<FileRow[]> =>
       db
         .selectFrom('files')

@@ -1,6 +1,13 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { fileListSchema, fileParamsSchema, taskFilesParamsSchema, taskFilesPath } from '../../common/files';
+import {
+  FILE_COUNTS_PATH,
+  fileCountsSchema,
+  fileListSchema,
+  fileParamsSchema,
+  taskFilesParamsSchema,
+  taskFilesPath,
+} from '../../common/files';
 import type { AppContext } from '../context';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
@@ -42,6 +49,12 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
     const app = scope.withTypeProvider<ZodTypeProvider>();
 
     app.get(
+      FILE_COUNTS_PATH,
+      { preHandler: requireUser, schema: { response: { 200: fileCountsSchema } } },
+      async (request) => service.counts(currentUser(request).id),
+    );
+
+    app.get(
       '/api/tasks/:taskId/files',
       {
         preHandler: requireUser,
@@ -62,7 +75,7 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
         await service.requireTask(taskId, userId);
         if (!request.isMultipart()) throw new HttpError(415, FILE_MESSAGES.notMultipart);
         const files = await service.upload(taskId, userId, request.parts());
-        ctx.live.publish(userId, [taskFilesPath(taskId)]);
+        ctx.live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
         return reply.code(201).send(files);
       },
     );
@@ -73,7 +86,7 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
       async (request, reply) => {
         const userId = currentUser(request).id;
         const { taskId } = await service.remove(request.params.id, userId);
-        ctx.live.publish(userId, [taskFilesPath(taskId)]);
+        ctx.live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
         return reply.code(204).send();
       },
     );

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
-import { formatFileSize, type TaskFile, UPLOAD_FIELD } from '../../common/files';
+import { type FileCounts, formatFileSize, type TaskFile, UPLOAD_FIELD } from '../../common/files';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { type FileRepository, type NewFile, toTaskFile } from './repository';
 import { type FileStore, FileTooLargeError } from './store';
@@ -121,6 +121,11 @@ export function createFileService({ files, store, maxUploadBytes, logger }: File
 
   return {
     requireTask,
+
+    async counts(userId: number): Promise<FileCounts> {
+      const rows = await files.countsByTask(userId);
+      return Object.fromEntries(rows.map((row) => [String(row.taskId), Number(row.count)]));
+    },
 
     async list(taskId: number, userId: number): Promise<TaskFile[]> {
       await requireTask(taskId, userId);
