@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, FileChooser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TaskFile } from '../src/common/files';
 import type { Task } from '../src/common/tasks';
@@ -61,6 +61,16 @@ describeBrowser('files in the browser', () => {
   const toasts = (page: Page) => page.getByRole('region', { name: /Notifications/ });
   const menu = (page: Page) => page.getByRole('menu');
 
+  /** As a person does it: the badge, then 'Add Files', then the browser's file chooser. */
+  async function addFromCard(page: Page, title: string, files: Parameters<FileChooser['setFiles']>[0]) {
+    await card(page, title)
+      .getByRole('button', { name: /^(No Files|\d+ File\(s\))$/ })
+      .click();
+    const chooser = page.waitForEvent('filechooser');
+    await menu(page).getByRole('menuitem', { name: 'Add Files' }).click();
+    await (await chooser).setFiles(files);
+  }
+
   /** Opens a card's files menu once the last one has finished closing, as a person would see it. */
   async function openFiles(page: Page, title: string, badge: string) {
     await menu(page).waitFor({ state: 'detached' });
@@ -88,12 +98,10 @@ describeBrowser('files in the browser', () => {
     const badge = taskCard.getByRole('button', { name: 'No Files' });
     await badge.waitFor();
 
-    await taskCard
-      .locator('input[type="file"]')
-      .setInputFiles([
-        text('notes.txt', 'hello files'),
-        { name: 'data.bin', mimeType: 'application/octet-stream', buffer: binary },
-      ]);
+    await addFromCard(page, 'Quarterly report', [
+      text('notes.txt', 'hello files'),
+      { name: 'data.bin', mimeType: 'application/octet-stream', buffer: binary },
+    ]);
     await expectToast(page, 'Files Uploading', 'Uploading 2 file(s)...');
     await taskCard.getByRole('button', { name: '2 File(s)' }).waitFor();
 
@@ -122,15 +130,13 @@ describeBrowser('files in the browser', () => {
 
   it('shows the server reason when an upload is refused, and the list stays as it was', async () => {
     const { page, task } = await withTask('Too big');
-    await card(page, 'Too big')
-      .locator('input[type="file"]')
-      .setInputFiles([
-        {
-          name: 'huge.bin',
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.alloc(2 * MAX_UPLOAD_BYTES),
-        },
-      ]);
+    await addFromCard(page, 'Too big', [
+      {
+        name: 'huge.bin',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.alloc(2 * MAX_UPLOAD_BYTES),
+      },
+    ]);
     await expectToast(
       page,
       'Upload Error',
@@ -144,9 +150,7 @@ describeBrowser('files in the browser', () => {
   it('tells of a failed download, delete and list', async () => {
     const { page, task } = await withTask('Flaky');
     const taskCard = card(page, 'Flaky');
-    await taskCard
-      .locator('input[type="file"]')
-      .setInputFiles([text('gone.txt', 'x'), text('stale.txt', 'y')]);
+    await addFromCard(page, 'Flaky', [text('gone.txt', 'x'), text('stale.txt', 'y')]);
     await taskCard.getByRole('button', { name: '2 File(s)' }).waitFor();
     const files = await apiFromPage<TaskFile[]>(page, 'GET', `/api/tasks/${task.id}/files`);
 
@@ -258,12 +262,10 @@ describeBrowser('files in the browser', () => {
 
   it('looks right in light and dark', async () => {
     const { page } = await withTask('Design review');
-    await card(page, 'Design review')
-      .locator('input[type="file"]')
-      .setInputFiles([
-        text('meeting-notes-with-a-rather-long-name-that-must-be-truncated.txt', 'notes'),
-        { name: 'mockup.png', mimeType: 'image/png', buffer: tinyPng() },
-      ]);
+    await addFromCard(page, 'Design review', [
+      text('meeting-notes-with-a-rather-long-name-that-must-be-truncated.txt', 'notes'),
+      { name: 'mockup.png', mimeType: 'image/png', buffer: tinyPng() },
+    ]);
     for (const theme of ['light', 'dark'] as const) {
       await page.evaluate((t) => localStorage.setItem('theme', t), theme);
       await page.reload();

@@ -2,8 +2,8 @@ import { CheckIcon, XIcon } from 'lucide-react';
 import type { AccessRequest } from '../../common/admin';
 import { ERRORS } from '../../common/spec';
 import { Button } from '../ui/button';
+import { ConfirmButton } from '../ui/confirm-button';
 import { approveAccessRequest, denyAccessRequest, useAccessRequests, useAdminAction } from './api';
-import { ConfirmButton } from './ConfirmButton';
 import { formatDate, QueryList, Section } from './Section';
 import { showCredentials, showFailure } from './toasts';
 

@@ -4,8 +4,8 @@ import { ERRORS } from '../../common/spec';
 import { useSession } from '../lib/session';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
+import { ConfirmButton } from '../ui/confirm-button';
 import { deleteUser, resendInvite, toggleSuspended, useAdminAction, useAdminUsers } from './api';
-import { ConfirmButton } from './ConfirmButton';
 import { formatDate, QueryList, Section } from './Section';
 import { showCredentials, showFailure } from './toasts';
 

@@ -4,9 +4,8 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { type Agent, agentBodySchema } from '../../common/agents';
 import { COPY, ERRORS } from '../../common/spec';
-import { ConfirmButton } from '../admin/ConfirmButton';
-import { errorToast } from '../tasks/toasts';
 import { Button } from '../ui/button';
+import { ConfirmButton } from '../ui/confirm-button';
 import {
   type ControlledDialogProps,
   Dialog,
@@ -20,6 +19,7 @@ import { Input } from '../ui/input';
 import { Skeleton } from '../ui/skeleton';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../ui/tabs';
 import { Textarea } from '../ui/textarea';
+import { errorToast } from '../ui/toasts';
 import { useAgents, useDeleteAgent, useSaveAgent } from './api';
 
 /** Spec §2: the AI Agents dialog, with Manage Agents and Tutorial tabs. */

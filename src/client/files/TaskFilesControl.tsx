@@ -11,25 +11,78 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../ui/dropdown-menu';
+import { errorToast } from '../ui/toasts';
 import { toast } from '../ui/use-toast';
 import { downloadFile, useDeleteFile, useFileCounts, useTaskFiles, useUploadFiles } from './api';
 
-/** The per-task files badge and its dropdown (spec §2 'Per-task files control'). */
+const badgeClass = (count: number) =>
+  cn(
+    badgeVariants({ variant: count > 0 ? 'secondary' : 'outline' }),
+    'cursor-pointer font-normal outline-none hover:bg-accent hover:text-accent-foreground focus-visible:ring-2 focus-visible:ring-ring',
+    count === 0 && 'text-muted-foreground',
+  );
+
+function BadgeContent({ count, busy }: { count: number; busy: boolean }) {
+  return (
+    <>
+      {busy ? <Loader2Icon aria-hidden className="animate-spin" /> : <PaperclipIcon aria-hidden />}
+      {busy ? COPY.loadingFiles : count > 0 ? COPY.fileCount(count) : COPY.noFiles}
+    </>
+  );
+}
+
+let countsFailureTold = 0;
+
+/**
+ * The per-task files badge and its dropdown (spec §2 'Per-task files control'). Until first used, the
+ * badge is a plain button: a menu on each of a thousand cards doubled the time the list took to appear.
+ */
 export function TaskFilesControl({ taskId }: { taskId: number }) {
-  const inputRef = useRef<HTMLInputElement>(null);
-  const [open, setOpen] = useState(false);
+  const [armed, setArmed] = useState(false);
   const counts = useFileCounts();
-  const list = useTaskFiles(taskId, open);
-  const files = list.data;
-  const isLoading = counts.isLoading || (open && list.isLoading);
-  const isError = counts.isError || list.isError;
-  const upload = useUploadFiles(taskId);
-  const remove = useDeleteFile(taskId);
+  const count = counts.data?.[taskId] ?? 0;
 
   useEffect(() => {
-    if (isError)
-      toast({ variant: 'destructive', title: ERRORS.genericTitle, description: ERRORS.fetchFiles });
-  }, [isError]);
+    // Every card watches the one counts query: its failure is told once, not once per card.
+    if (counts.isError && counts.errorUpdatedAt !== countsFailureTold) {
+      countsFailureTold = counts.errorUpdatedAt;
+      errorToast(ERRORS.fetchFiles);
+    }
+  }, [counts.isError, counts.errorUpdatedAt]);
+
+  if (armed) return <FilesMenu taskId={taskId} count={count} countsLoading={counts.isLoading} />;
+  return (
+    <button
+      type="button"
+      className={badgeClass(count)}
+      // Swapped for the menu on click, once the press is over: swapped mid-press, the browser would
+      // move focus off the vanished button and so dismiss the menu that had just opened.
+      onClick={() => setArmed(true)}
+    >
+      <BadgeContent count={count} busy={counts.isLoading} />
+    </button>
+  );
+}
+
+function FilesMenu({
+  taskId,
+  count: countedBefore,
+  countsLoading,
+}: {
+  taskId: number;
+  count: number;
+  countsLoading: boolean;
+}) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [open, setOpen] = useState(true);
+  const list = useTaskFiles(taskId, open);
+  const upload = useUploadFiles(taskId);
+  const remove = useDeleteFile(taskId);
+  const files = list.data;
+
+  useEffect(() => {
+    if (list.isError) errorToast(ERRORS.fetchFiles);
+  }, [list.isError]);
 
   const onChosen = (event: ChangeEvent<HTMLInputElement>) => {
     const chosen = Array.from(event.target.files ?? []);
@@ -38,27 +91,17 @@ export function TaskFilesControl({ taskId }: { taskId: number }) {
     if (chosen.length > 0) upload.mutate(chosen);
   };
 
-  const count = files?.length ?? counts.data?.[taskId] ?? 0;
-  const label = isLoading ? COPY.loadingFiles : count > 0 ? COPY.fileCount(count) : COPY.noFiles;
+  // While open, the list is fresh; closed, it is not refetched, and the shared counts are.
+  const count = open && files ? files.length : countedBefore;
+  const busy = countsLoading || (open && list.isLoading) || upload.isPending;
 
   return (
     <>
       {/* Not modal: the menu stays open across a delete, and the toast it raises must not be hidden
           from assistive technology meanwhile, as a modal menu hides everything outside it. */}
       <DropdownMenu modal={false} open={open} onOpenChange={setOpen}>
-        <DropdownMenuTrigger
-          className={cn(
-            badgeVariants({ variant: count > 0 ? 'secondary' : 'outline' }),
-            'cursor-pointer font-normal outline-none hover:bg-accent hover:text-accent-foreground focus-visible:ring-2 focus-visible:ring-ring',
-            count === 0 && 'text-muted-foreground',
-          )}
-        >
-          {isLoading || upload.isPending ? (
-            <Loader2Icon aria-hidden className="animate-spin" />
-          ) : (
-            <PaperclipIcon aria-hidden />
-          )}
-          {label}
+        <DropdownMenuTrigger className={badgeClass(count)}>
+          <BadgeContent count={count} busy={busy} />
         </DropdownMenuTrigger>
         <DropdownMenuContent align="start" className="w-80 max-w-[calc(100vw-2rem)]">
           <DropdownMenuItem disabled={upload.isPending} onSelect={() => inputRef.current?.click()}>

@@ -18,9 +18,9 @@ import {
 import { FormAlert, FormField, SubmitButton } from '../ui/form';
 import { Input } from '../ui/input';
 import { Textarea } from '../ui/textarea';
+import { successToast } from '../ui/toasts';
 import { useSubmitError } from '../ui/use-submit-error';
 import { useCreateTask } from './api';
-import { successToast } from './toasts';
 
 const EMPTY: CreateTaskBody = { title: '', description: '', dueDate: '', contextId: null };
 

@@ -5,9 +5,9 @@ import type { Task } from '../../common/tasks';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
+import { errorToast, successToast } from '../ui/toasts';
 import { useUpdateTask } from './api';
 import { formatDueDate } from './dates';
-import { errorToast, successToast } from './toasts';
 
 /** An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button. */
 export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task: Task }) {

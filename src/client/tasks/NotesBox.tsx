@@ -5,9 +5,9 @@ import type { Task } from '../../common/tasks';
 import { Button } from '../ui/button';
 import { Label } from '../ui/label';
 import { Textarea } from '../ui/textarea';
+import { errorToast, successToast } from '../ui/toasts';
 import type { TaskUpdates } from './api';
 import { CardTooltip } from './CardTooltip';
-import { errorToast, successToast } from './toasts';
 
 export type NotesDraft = ReturnType<typeof useNotesDraft>;
 

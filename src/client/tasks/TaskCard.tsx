@@ -8,13 +8,13 @@ import { TaskFilesControl } from '../files/TaskFilesControl';
 import { cn } from '../lib/cn';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
+import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteTask, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
 import { celebrate } from './confetti';
 import { formatDueDate } from './dates';
 import { NotesBox, useNotesDraft } from './NotesBox';
 import { TaskDescription, TaskTitle } from './TaskEditors';
-import { errorToast, successToast } from './toasts';
 import { useCardCollapse } from './useCardCollapse';
 
 type TaskCardProps = {

@@ -4,8 +4,8 @@ import type { Task } from '../../common/tasks';
 import { cn } from '../lib/cn';
 import { Input } from '../ui/input';
 import { Textarea } from '../ui/textarea';
+import { errorToast } from '../ui/toasts';
 import type { TaskUpdates } from './api';
-import { errorToast } from './toasts';
 
 type InlineEditableProps = {
   value: string;

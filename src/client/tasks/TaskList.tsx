@@ -3,11 +3,11 @@ import { ListTodoIcon } from 'lucide-react';
 import { memo, startTransition, useCallback, useEffect, useState } from 'react';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { errorToast } from '../ui/toasts';
 import { useActiveTasks, useReorderTasks } from './api';
 import { EmptyState, LoadError } from './EmptyState';
 import { TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
-import { errorToast } from './toasts';
 
 const TaskRow = memo(function TaskRow({ task, index }: { task: Task; index: number }) {
   return (

@@ -9,7 +9,7 @@ import {
   AlertDialogHeader,
   AlertDialogTitle,
   AlertDialogTrigger,
-} from '../ui/alert-dialog';
+} from './alert-dialog';
 
 type ConfirmButtonProps = {
   /** The button that asks; its click opens the confirmation instead of acting. */
