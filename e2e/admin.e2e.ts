@@ -44,13 +44,12 @@ describeBrowser('user administration in the browser', () => {
   });
 
   const menu = (page: Page) => page.getByRole('button', { name: /^Settings for / });
-  // Radix Toast draws each toast as an item of the 'Notifications' region; its role=status live
-  // announcement is short-lived and text only. While the modal dialog is open, Radix hides everything
-  // outside it from the accessibility tree, the toasts included, hence includeHidden.
+  // Radix Toast draws each toast as an item of the 'Notifications' region. The region stays in the
+  // accessibility tree while the modal dialog is open: these lookups would fail otherwise.
   const toast = (page: Page, text: string) =>
     page
-      .getByRole('region', { name: /Notifications/, includeHidden: true })
-      .getByRole('listitem', { includeHidden: true })
+      .getByRole('region', { name: /Notifications/ })
+      .getByRole('listitem')
       .filter({ hasText: text })
       .first();
   const dialogOf = (page: Page) => page.getByRole('dialog', { name: COPY.userManagement });
@@ -71,7 +70,7 @@ describeBrowser('user administration in the browser', () => {
 
   /** The username and password a credentials toast shows, once. */
   async function credentialsFrom(page: Page, title: string) {
-    const values = toast(page, title).getByRole('definition', { includeHidden: true });
+    const values = toast(page, title).getByRole('definition');
     await values.first().waitFor();
     const [username, password] = await values.allInnerTexts();
     return { username: username!, password: password! };
@@ -103,9 +102,7 @@ describeBrowser('user administration in the browser', () => {
     await row.getByText('zoe@example.com', { exact: false }).waitFor();
     expect(await dialog.getByLabel('First name').inputValue()).toBe('');
 
-    await toast(page, 'User Account Created')
-      .getByRole('button', { name: 'Copy', includeHidden: true })
-      .click();
+    await toast(page, 'User Account Created').getByRole('button', { name: 'Copy' }).click();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
       `Username: zoe\nPassword: ${password}`,
     );

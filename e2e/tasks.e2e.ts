@@ -72,8 +72,7 @@ describeBrowser('tasks in the browser', () => {
   }
 
   const card = (page: Page, title: string) => page.getByRole('article', { name: title, exact: true });
-  // A modal dialog hides the rest of the page, toasts included, from the accessibility tree.
-  const toasts = (page: Page) => page.getByRole('region', { name: /Notifications/, includeHidden: true });
+  const toasts = (page: Page) => page.getByRole('region', { name: /Notifications/ });
 
   async function expectToast(page: Page, title: string, description?: string) {
     await toasts(page).getByText(title, { exact: true }).waitFor();

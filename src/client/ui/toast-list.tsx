@@ -1,3 +1,4 @@
+import { Portal } from 'radix-ui';
 import { Toast, ToastClose, ToastDescription, ToastProvider, ToastTitle, ToastViewport } from './toast';
 import { useToast } from './use-toast';
 
@@ -15,7 +16,12 @@ export function ToastList() {
           <ToastClose />
         </Toast>
       ))}
-      <ToastViewport />
+      {/* A modal dialog hides everything outside it from assistive technology except live regions
+          (aria-hidden's rule): marking the toasts' own layer keeps them heard and reachable. It stays
+          "off" because each toast announces itself through Radix's own status element. */}
+      <Portal.Root aria-live="off">
+        <ToastViewport />
+      </Portal.Root>
     </ToastProvider>
   );
 }
