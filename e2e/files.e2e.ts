@@ -6,6 +6,7 @@ import type { TaskFile } from '../src/common/files';
 import type { Task } from '../src/common/tasks';
 import {
   apiFromPage,
+  createTaskFromPage,
   describeBrowser,
   launchBrowser,
   type OpenPage,
@@ -42,16 +43,7 @@ describeBrowser('files in the browser', () => {
     for (const old of await apiFromPage<Task[]>(opened.page, 'GET', '/api/tasks')) {
       await apiFromPage(opened.page, 'DELETE', `/api/tasks/${old.id}`);
     }
-    const task = await apiFromPage<Task>(opened.page, 'POST', '/api/tasks', {
-      userId: 1,
-      title,
-      description: null,
-      dueDate: null,
-      completed: false,
-      archived: false,
-      position: 0,
-      contextId: null,
-    });
+    const task = await createTaskFromPage(opened.page, title);
     await opened.page.reload();
     await card(opened.page, title).waitFor();
     return { ...opened, task };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe } from 'vitest';
+import type { Task } from '../src/common/tasks';
 
 /**
  * Browser tests drive the built app (npm run build) in Debian's Chromium.
@@ -161,6 +162,25 @@ export async function apiFromPage<T = unknown>(
     },
     { method, url, body },
   ) as Promise<T>;
+}
+
+/** Creates a task through the API with the body the app's own form sends (spec §7). */
+export function createTaskFromPage(
+  page: Page,
+  title: string,
+  extra: Partial<Pick<Task, 'description' | 'dueDate' | 'contextId'>> = {},
+): Promise<Task> {
+  return apiFromPage<Task>(page, 'POST', '/api/tasks', {
+    userId: 1,
+    title,
+    description: null,
+    dueDate: null,
+    completed: false,
+    archived: false,
+    position: 0,
+    contextId: null,
+    ...extra,
+  });
 }
 
 /** Saves a screenshot under e2e/screenshots (ignored by git) for a person to look at. */

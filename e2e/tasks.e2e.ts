@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { Task } from '../src/common/tasks';
 import {
   apiFromPage,
+  createTaskFromPage,
   describeBrowser,
   launchBrowser,
   type OpenPage,
@@ -57,17 +58,7 @@ describeBrowser('tasks in the browser', () => {
     title: string,
     { notes, ...extra }: Partial<Pick<Task, 'description' | 'dueDate' | 'notes'>> = {},
   ): Promise<Task> {
-    const task = await apiFromPage<Task>(page, 'POST', '/api/tasks', {
-      userId: 1,
-      title,
-      description: null,
-      dueDate: null,
-      completed: false,
-      archived: false,
-      position: 0,
-      contextId: null,
-      ...extra,
-    });
+    const task = await createTaskFromPage(page, title, extra);
     return notes ? apiFromPage<Task>(page, 'PATCH', `/api/tasks/${task.id}`, { notes }) : task;
   }
 
