@@ -1,13 +1,12 @@
-import { CalendarIcon, CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
+import { CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
 import { memo } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
-import { TaskFilesControl } from '../files/TaskFilesControl';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useUpdateTask } from './api';
-import { formatDueDate } from './dates';
+import { TaskMeta } from './TaskMeta';
 
 /** An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button. */
 export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task: Task }) {
@@ -45,16 +44,7 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task:
             <p className="break-words whitespace-pre-wrap">{task.notes}</p>
           </section>
         )}
-        <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
-          {task.dueDate && (
-            <Badge variant="outline" className="font-normal text-muted-foreground">
-              <CalendarIcon aria-hidden />
-              <span className="sr-only">Due </span>
-              {formatDueDate(task.dueDate)}
-            </Badge>
-          )}
-          <TaskFilesControl taskId={task.id} />
-        </div>
+        <TaskMeta task={task} />
       </div>
       <Button
         variant="outline"

@@ -1,20 +1,18 @@
 import type { DraggableProvided } from '@hello-pangea/dnd';
-import { CalendarIcon, CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
+import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
 import { memo, useCallback, useRef, useState } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
-import { TaskFilesControl } from '../files/TaskFilesControl';
 import { cn } from '../lib/cn';
-import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteTask, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
 import { celebrate } from './confetti';
-import { formatDueDate } from './dates';
 import { NotesBox, useNotesDraft } from './NotesBox';
 import { TaskDescription, TaskTitle } from './TaskEditors';
+import { TaskMeta } from './TaskMeta';
 import { useCardCollapse } from './useCardCollapse';
 
 type TaskCardProps = {
@@ -131,16 +129,7 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
         <div className="grid min-w-0 flex-1 gap-1">
           <TaskTitle task={task} update={update} done={done} />
           <TaskDescription task={task} update={update} done={done} clamped={!expanded} />
-          <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
-            {task.dueDate && (
-              <Badge variant="outline" className="font-normal text-muted-foreground">
-                <CalendarIcon aria-hidden />
-                <span className="sr-only">Due </span>
-                {formatDueDate(task.dueDate)}
-              </Badge>
-            )}
-            <TaskFilesControl taskId={task.id} />
-          </div>
+          <TaskMeta task={task} />
         </div>
         <div className="-mr-1 flex shrink-0 items-center">
           <CardTooltip enabled={engaged} content={COPY.deleteTask}>
