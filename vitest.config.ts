@@ -18,7 +18,8 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
           environment: 'node',
-          fileParallelism: false,
+          // Two files at a time, one per core: each starts its own server on its own port and data.
+          maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -1,3 +1,4 @@
+import { counted } from './plural';
 /**
  * Constants and copy from the product specification (../shared/spec.md), named once.
  * Both the server and the client import from here so a string or limit is never typed twice.
@@ -156,7 +157,7 @@ export const TOASTS = {
   notesCleared: ['Notes Cleared', 'Task notes have been cleared'],
   fileDeleted: ['File Deleted', 'File removed successfully'],
   filesUploading: 'Files Uploading',
-  uploadingCount: (n: number) => `Uploading ${n} file(s)...`,
+  uploadingCount: (n: number) => `Uploading ${counted(n, 'file', 'files')}...`,
 } as const;
 
 /** Labels and other copy, spec §2 */
@@ -181,7 +182,7 @@ export const COPY = {
   noAgentLower: 'No agent',
   unknownAgentLower: 'Unknown agent',
   noFiles: 'No Files',
-  fileCount: (n: number) => `${n} File(s)`,
+  fileCount: (n: number) => counted(n, 'File', 'Files'),
   loadingFiles: 'Loading files...',
   addFiles: 'Add Files',
   pageNotFound: 'Page Not Found',

@@ -14,8 +14,9 @@ import type { Config } from './config';
 import type { AppContext } from './context';
 import type { Db } from './db';
 import { fileRoutes } from './files/routes';
-import { createDiskFileStore } from './files/store';
-import { registerErrorHandler } from './http/errors';
+import { createS3FileStore } from './files/s3-store';
+import { createDiskFileStore, instanceId } from './files/store';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
@@ -89,7 +90,10 @@ export async function buildApp(
       outboxDir: path.join(config.dataDir, 'outbox'),
       logger: app.log,
     });
-  const fileStore = createDiskFileStore(path.join(config.dataDir, 'files'));
+  // The one place the file store's driver is chosen.
+  const fileStore = config.s3
+    ? createS3FileStore(config.s3)
+    : createDiskFileStore(path.join(config.dataDir, 'files'), instanceId(config.dataDir));
   const live = createLiveBus(db, app.log);
   const ctx: AppContext = {
     config,
@@ -99,7 +103,7 @@ export async function buildApp(
     sessions,
     users,
     auth: createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger: app.log }),
-    rateLimiter: createRateLimiter(kysely),
+    rateLimiter: createRateLimiter(db),
     fileStore,
     live,
     tasks: createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger: app.log }),
@@ -112,7 +116,10 @@ export async function buildApp(
       await sql`select 1`.execute(kysely);
       return { status: 'ready' };
     } catch {
-      return reply.code(503).send({ message: 'The database is not answering.' });
+      return reply
+        .code(503)
+        .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send({ message: DATABASE_UNAVAILABLE });
     }
   });
 

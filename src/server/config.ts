@@ -13,9 +13,12 @@ const optionalUrl = z
   .url()
   .optional()
   .or(z.literal('').transform(() => undefined));
+const optionalString = z
+  .string()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
 
 const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: port.default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -59,14 +62,50 @@ const envSchema = z.object({
   AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(30),
   AUTH_RATE_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  FILE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().positive().default(600),
+  FILE_SWEEP_MIN_AGE_SECONDS: z.coerce.number().int().min(0).default(3600),
+  S3_BUCKET: z
+    .string()
+    .regex(
+      /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+      'must be an S3 bucket name (3-63 lower-case letters, digits, dots, dashes)',
+    )
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  S3_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: flag.default(false),
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9!_.*'()/-]*$/, "may hold only letters, digits and !_.*'()/-")
+    .default(''),
 });
 
 export type Config = ReturnType<typeof toConfig>;
 
+/** Every variable the server reads: the README's configuration table documents each. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
+/** One key without the other is a mistake, not a request for the SDK's default credentials. */
+const checkedEnvSchema = envSchema.superRefine((env, context) => {
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    const missing = env.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+    context.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: 'must be set together with the other S3 key',
+    });
+  }
+});
+
 function toConfig(env: z.infer<typeof envSchema>) {
   const dataDir = path.resolve(env.DATA_DIR);
   return {
-    env: env.NODE_ENV,
     port: env.PORT,
     host: env.HOST,
     dataDir,
@@ -83,6 +122,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },
     maxUploadBytes: env.MAX_UPLOAD_BYTES,
+    /** How often stored files no row claims are removed, and how old they must be first. */
+    fileSweep: {
+      intervalMs: env.FILE_SWEEP_INTERVAL_SECONDS * 1000,
+      minAgeMs: env.FILE_SWEEP_MIN_AGE_SECONDS * 1000,
+    },
     sessionTtlMs: env.SESSION_TTL_DAYS * 24 * 60 * 60 * 1000,
     trustProxy: env.TRUST_PROXY,
     /** Attempts at sign-in and the public forms per 15 minutes, per address and per account. */
@@ -92,6 +136,18 @@ function toConfig(env: z.infer<typeof envSchema>) {
       windowMs: 15 * 60 * 1000,
     },
     logLevel: env.LOG_LEVEL,
+    /** Files go to this bucket when S3_BUCKET is set, else under DATA_DIR/files. */
+    s3: env.S3_BUCKET
+      ? {
+          bucket: env.S3_BUCKET,
+          endpoint: env.S3_ENDPOINT,
+          region: env.S3_REGION,
+          accessKeyId: env.S3_ACCESS_KEY_ID,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE,
+          prefix: env.S3_PREFIX,
+        }
+      : undefined,
   };
 }
 
@@ -99,7 +155,7 @@ export class ConfigError extends Error {}
 
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = envSchema.safeParse(env);
+  const result = checkedEnvSchema.safeParse(env);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = issue.path.join('.');

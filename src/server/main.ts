@@ -3,6 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError, openDatabase } from './db';
+import { S3SettingsError } from './files/s3-store';
+import { createFileSweeper } from './files/sweeper';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -12,10 +14,19 @@ async function main() {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const clientDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../client');
   const { app, ctx } = await buildApp({ config, db, clientDir });
+  await ctx.fileStore.check();
   const bootstrap = await ctx.auth.ensureBootstrapAdmin(config.admin);
-  // SQLite means this process alone owns DATA_DIR; PostgreSQL instances may share the file store,
-  // so only leftovers too old to be another instance's upload in progress are swept.
-  await ctx.fileStore.sweepIncomplete(db.dialect === 'sqlite' ? 0 : 60 * 60 * 1000);
+  // This instance's own partial uploads were cleared when its store opened; what no row claims is
+  // swept now and then periodically, by one instance at a time.
+  const sweeper = createFileSweeper({
+    db,
+    store: ctx.fileStore,
+    minAgeMs: config.fileSweep.minAgeMs,
+    logger: app.log,
+  });
+  sweeper.sweepOnce().catch((error) => app.log.warn({ err: error }, 'file sweep failed'));
+  const stopSweeping = sweeper.start(config.fileSweep.intervalMs);
+  app.addHook('onClose', async () => stopSweeping());
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -52,7 +63,11 @@ async function main() {
 }
 
 main().catch((error) => {
-  if (error instanceof ConfigError || error instanceof DataDirLockedError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirLockedError ||
+    error instanceof S3SettingsError
+  ) {
     console.error(error.message);
   } else {
     console.error('Tasklane could not start:', error instanceof Error ? error.message : error);

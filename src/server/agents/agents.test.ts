@@ -8,9 +8,9 @@ import { ERRORS, VALIDATION } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { AI_MESSAGES } from './ai-client';
 import { createSecretBox, KEY_FILE_NAME } from './crypto';
-import { type FakeProvider, startFakeProvider } from './fake-provider';
 import { AI_RUN_RATE_LIMIT, DEFAULT_SYSTEM_PROMPT } from './service';
 import { URL_GUARD_MESSAGES } from './url-guard';
 
@@ -130,7 +130,7 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
       expect(blank.statusCode).toBe(400);
       expect(blank.json().message).toBe(VALIDATION.agentTitleRequired);
       for (const id of ['abc', '0', '99999999999']) {
-        expect((await alice.request('PUT', `/api/ai-agents/${id}`, { title: 'x' })).statusCode).toBe(400);
+        expect((await alice.request('PUT', `/api/ai-agents/${id}`, { title: 'x' })).statusCode).toBe(404);
       }
     });
 

@@ -137,7 +137,7 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
      * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream.
      */
     async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
-      await rateLimiter.hit([{ key: `ai-run:user:${userId}`, rule: AI_RUN_RATE_LIMIT }]);
+      await rateLimiter.limit('ai-run', AI_RUN_RATE_LIMIT).consume(String(userId));
       const task = await agents.findTask(userId, taskId);
       if (!task) throw notFound(AGENT_MESSAGES.taskNotFound);
       const agentId = contextId ?? task.context_id;

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { createSecretBox, KEY_FILE_NAME } from './crypto';
-import { type FakeProvider, startFakeProvider } from './fake-provider';
 import { BlockedAddressError, createGuardedFetch, isPrivateAddress } from './url-guard';
 
 describe('isPrivateAddress', () => {

@@ -34,6 +34,17 @@ export function createUserRepository(db: Kysely<Database>) {
         .executeTakeFirstOrThrow();
     },
 
+    /** Inserts unless the username or e-mail is taken; undefined then. Race-free across instances. */
+    insertIfAbsent: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow | undefined> => {
+      const now = nowIso();
+      return db
+        .insertInto('users')
+        .values({ ...user, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .returningAll()
+        .executeTakeFirst();
+    },
+
     setPasswordHash: async (id: number, passwordHash: string): Promise<void> => {
       await db
         .updateTable('users')

@@ -11,9 +11,11 @@ import {
   sendPasswordBodySchema,
 } from '../../common/auth';
 import type { AppContext } from '../context';
-import type { RateLimitRule } from '../http/rate-limit';
+import { HttpError } from '../http/errors';
+import { consumeAll, type RateLimitRule } from '../http/rate-limit';
 import { clearSessionCookie, currentUser, requireUser, setSessionCookie } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
+import { createLoginGuard } from './login-guard';
 import { AUTH_MESSAGES } from './service';
 import { toPublicUser } from './users';
 
@@ -27,18 +29,31 @@ export async function authRoutes(fastify: FastifyInstance, ctx: AppContext) {
     windowMs: config.authRateLimit.windowMs,
   };
   // Keyed on the socket's address (or the proxy's, only when TRUST_PROXY is set) and the account.
+  const loginGuard = createLoginGuard(rateLimiter, { perAccountAndAddress: perAccount, perAddress: perIp });
+  /** The public forms count every attempt, per address and per account. */
   const limit = (request: FastifyRequest, route: string, account?: string) =>
-    rateLimiter.hit([
-      { key: `${route}:ip:${request.ip}`, rule: perIp },
-      ...(account ? [{ key: `${route}:account:${account.toLowerCase()}`, rule: perAccount }] : []),
+    consumeAll([
+      [rateLimiter.limit(`${route}:ip`, perIp), request.ip],
+      ...(account
+        ? [[rateLimiter.limit(`${route}:account`, perAccount), account.toLowerCase()] as const]
+        : []),
     ]);
 
   app.post(
     '/api/auth/login',
     { schema: { body: loginBodySchema, response: { 200: loginResponseSchema } } },
     async (request, reply) => {
-      await limit(request, 'login', request.body.username);
-      const result = await auth.login(request.body.username, request.body.password);
+      const { username, password } = request.body;
+      await loginGuard.check(username, request.ip);
+      let result: Awaited<ReturnType<typeof auth.login>>;
+      try {
+        result = await auth.login(username, password);
+      } catch (error) {
+        if (error instanceof HttpError && error.statusCode === 401)
+          await loginGuard.fail(username, request.ip);
+        throw error;
+      }
+      await loginGuard.succeed(username, request.ip);
       setSessionCookie(reply, result.sessionId, secureCookie, config.sessionTtlMs);
       return result;
     },

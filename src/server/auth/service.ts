@@ -143,7 +143,8 @@ export function createAuthService({ db, users, sessions, mailer, appUrl, logger 
     }): Promise<{ created: boolean; generatedPassword?: string }> {
       if (await users.anyAdmin()) return { created: false };
       const password = admin.password ?? generatePassword();
-      await users.insert({
+      // Instances starting together on an empty database all get here: the first insert wins.
+      const created = await users.insertIfAbsent({
         username: admin.username,
         first_name: admin.username,
         email: admin.email ?? null,
@@ -152,6 +153,15 @@ export function createAuthService({ db, users, sessions, mailer, appUrl, logger 
         is_suspended: false,
         is_bootstrap: true,
       });
+      if (!created) {
+        if (!(await users.anyAdmin())) {
+          logger.warn(
+            { username: admin.username },
+            'ADMIN_USERNAME or ADMIN_EMAIL belongs to a regular account: no administrator was created',
+          );
+        }
+        return { created: false };
+      }
       logger.info({ username: admin.username }, 'created the bootstrap administrator');
       return { created: true, generatedPassword: admin.password ? undefined : password };
     },

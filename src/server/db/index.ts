@@ -12,8 +12,10 @@ export type { Database } from './schema';
 export interface Db {
   kysely: Kysely<Database>;
   dialect: DialectName;
-  /** PostgreSQL pool, for LISTEN/NOTIFY; undefined on SQLite. */
+  /** PostgreSQL pool, for LISTEN/NOTIFY and the rate limiters' store; undefined on SQLite. */
   pgPool?: pg.Pool;
+  /** The embedded connection, for the rate limiters' store; undefined on PostgreSQL. */
+  sqlite?: SqliteDatabase.Database;
   close(): Promise<void>;
 }
 
@@ -40,9 +42,12 @@ export async function openDatabase(options: DbOptions): Promise<Db> {
 }
 
 function openPostgres(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // While the database is away, a request waits at most 5 s for a connection, then answers 503.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // A client losing its connection must not crash the process: the pool handles idle ones (and
+  // replaces them), and a checked-out one, which pg-pool leaves without a listener, fails its query.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', pgPool: pool, close: () => kysely.destroy() };
 }
@@ -75,6 +80,7 @@ function openSqlite(dataDir: string): Db {
   return {
     kysely,
     dialect: 'sqlite',
+    sqlite,
     close: async () => {
       await kysely.destroy();
     },

@@ -214,11 +214,33 @@ function taskVersions(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Rate-limit counters move to rate-limiter-flexible's layout (key, points, expire in ms), one table
+ * shared by every limit through key prefixes; the old fixed-window counters are dropped.
+ */
+function rateLimiterStore(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.dropTable('rate_limits').execute();
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'varchar(255)', (col) => col.primaryKey())
+        .addColumn('points', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('expire', 'bigint')
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
     async getMigrations() {
-      return { '0001_initial': initial(dialect), '0002_task_versions': taskVersions(dialect) };
+      return {
+        '0001_initial': initial(dialect),
+        '0002_task_versions': taskVersions(dialect),
+        '0003_rate_limiter_store': rateLimiterStore(),
+      };
     },
   };
 }

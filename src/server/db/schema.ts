@@ -113,10 +113,11 @@ export interface AuditLogTable {
   created_at: Timestamp;
 }
 
+/** rate-limiter-flexible's store (src/server/http/rate-limit.ts): `expire` in epoch ms. */
 export interface RateLimitsTable {
   key: string;
-  hits: number;
-  window_ends_at: BigIntColumn;
+  points: number;
+  expire: BigIntColumn | null;
 }
 
 /** Bumped by triggers on every change to a user's tasks (migration 0002). */

@@ -9,6 +9,7 @@ import { SESSION_COOKIE } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { contentDisposition, FILE_MESSAGES, sanitizeFileName, servedContentType } from './service';
+import { createDiskFileStore, instanceId } from './store';
 
 const MAX_UPLOAD_BYTES = 64 * 1024;
 
@@ -66,7 +67,12 @@ describe.each(testDialects)('files on %s', (dialect) => {
 
   const filesDir = () => path.join(t.dataDir, 'files');
   const storedBlobs = () => fs.readdirSync(filesDir()).filter((name) => name !== '.incoming');
-  const incoming = () => fs.readdirSync(path.join(filesDir(), '.incoming'));
+  /** Partial uploads of every instance (each has a folder of its own under .incoming). */
+  const incoming = () =>
+    fs
+      .readdirSync(path.join(filesDir(), '.incoming'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
 
   async function createTask(user: TestUser, title = 'With files'): Promise<number> {
     const now = nowIso();
@@ -480,24 +486,33 @@ describe.each(testDialects)('files on %s', (dialect) => {
       expect(await t.ctx.db.kysely.selectFrom('files').selectAll().execute()).toEqual([]);
     });
 
-    it('names the field of an invalid id', async () => {
+    it('answers a malformed id with 404, as the tasks routes do', async () => {
       const user = await t.signUp();
       const bad = await user.request('GET', '/api/tasks/abc/files');
-      expect(bad.statusCode).toBe(400);
-      expect(bad.json().message).toMatch(/Task id/);
+      expect(bad.statusCode).toBe(404);
+      expect(bad.json().message).toEqual(expect.any(String));
       const huge = await user.request('GET', '/api/files/99999999999999999999/download');
-      expect(huge.statusCode).toBe(400);
-      expect(huge.json().message).toMatch(/File id/);
+      expect(huge.statusCode).toBe(404);
       expect((await user.request('GET', '/api/tasks/999999/files')).statusCode).toBe(404);
     });
   });
 
-  it('sweeps uploads left in .incoming by a crash', async () => {
-    const leftover = path.join(filesDir(), '.incoming', 'a'.repeat(32));
-    fs.writeFileSync(leftover, 'partial');
+  it('clears its own partial uploads when it starts again, and others’ once they are old', async () => {
+    const own = fs
+      .readdirSync(path.join(filesDir(), '.incoming'))
+      .find((name) => fs.statSync(path.join(filesDir(), '.incoming', name)).isDirectory())!;
+    // kill -9 mid-upload: a partial file stays in this instance's folder.
+    fs.writeFileSync(path.join(filesDir(), '.incoming', own, 'a'.repeat(32)), 'partial');
+    // Another instance sharing the folder, with an upload in progress.
+    fs.mkdirSync(path.join(filesDir(), '.incoming', 'other'), { recursive: true });
+    fs.writeFileSync(path.join(filesDir(), '.incoming', 'other', 'b'.repeat(32)), 'in progress');
+    expect(incoming()).toHaveLength(2);
+
+    createDiskFileStore(filesDir(), instanceId(t.dataDir));
+    expect(incoming()).toEqual(['b'.repeat(32)]);
     await t.ctx.fileStore.sweepIncomplete(60_000);
-    expect(incoming()).toHaveLength(1);
-    await t.ctx.fileStore.sweepIncomplete();
+    expect(incoming()).toEqual(['b'.repeat(32)]);
+    await t.ctx.fileStore.sweepIncomplete(0);
     expect(incoming()).toEqual([]);
   });
 });

@@ -96,11 +96,19 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
       '/api/files/:id/download',
       { preHandler: requireUser, exposeHeadRoute: false, schema: { params: fileParamsSchema } },
       async (request, reply) => {
-        const { file, stream } = await service.open(request.params.id, currentUser(request).id);
+        const { file, stream, range } = await service.open(
+          request.params.id,
+          currentUser(request).id,
+          request.headers.range,
+        );
+        if (range) {
+          reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${file.fileSize}`);
+        }
         return reply
           .headers({
             'Content-Type': servedContentType(file.contentType),
-            'Content-Length': String(file.fileSize),
+            'Content-Length': String(range ? range.end - range.start + 1 : file.fileSize),
+            'Accept-Ranges': 'bytes',
             'Content-Disposition': contentDisposition(file.originalName),
             'X-Content-Type-Options': 'nosniff',
             'Content-Security-Policy': "default-src 'none'; sandbox",

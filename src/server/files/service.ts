@@ -1,10 +1,11 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import parseRange from 'range-parser';
 import { type FileCounts, formatFileSize, type TaskFile, UPLOAD_FIELD } from '../../common/files';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import { type FileRepository, type NewFile, toTaskFile } from './repository';
-import { type FileStore, FileTooLargeError } from './store';
+import { type ByteRange, type FileStore, FileTooLargeError } from './store';
 
 /** Per request: enough for any real use of the picker, small enough to bound one request's work. */
 export const UPLOAD_LIMITS = { files: 20, fields: 10, fieldSize: 1024, parts: 30 } as const;
@@ -27,6 +28,7 @@ export const FILE_MESSAGES = {
   tooManyFiles: `At most ${UPLOAD_LIMITS.files} files can be uploaded at once.`,
   tooManyFields: 'The upload has too many form fields.',
   malformed: 'The upload was interrupted or is not a valid multipart form.',
+  rangeNotSatisfiable: (size: number) => `The requested range is outside the file (${size} bytes).`,
 } as const;
 
 /** One part of a multipart body, as @fastify/multipart yields it. */
@@ -86,6 +88,20 @@ export function contentDisposition(name: string): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * The one byte range a download asks for (RFC 9110 §14.2), or null for the whole file: a malformed
+ * header, several ranges or none. A range wholly outside the file is a 416 naming its size.
+ */
+export function requestedRange(header: string | undefined, size: number): ByteRange | null {
+  if (!header) return null;
+  const ranges = parseRange(size, header, { combine: true });
+  if (ranges === -1) {
+    throw new HttpError(416, FILE_MESSAGES.rangeNotSatisfiable(size), { 'Content-Range': `bytes */${size}` });
+  }
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return null;
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
 /** Errors of the multipart parser and of the request stream are the client's, never a 500. */
@@ -168,15 +184,18 @@ export function createFileService({ files, store, maxUploadBytes, logger }: File
       }
     },
 
-    async open(fileId: number, userId: number) {
+    /** The file and its content, or the part of it `rangeHeader` asks for. */
+    async open(fileId: number, userId: number, rangeHeader?: string) {
       const row = await files.findOwned(fileId, userId);
       if (!row) throw notFound('File');
-      const stream = await store.get(row.storage_key);
+      const file = toTaskFile(row);
+      const range = requestedRange(rangeHeader, file.fileSize);
+      const stream = await store.get(row.storage_key, range ?? undefined);
       if (!stream) {
         logger.warn({ fileId, key: row.storage_key }, 'file row without content');
         throw new HttpError(404, FILE_MESSAGES.contentMissing);
       }
-      return { file: toTaskFile(row), stream };
+      return { file, stream, range };
     },
 
     /** Returns the task the file belonged to. */

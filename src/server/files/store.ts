@@ -16,15 +16,25 @@ export interface FileStore {
    * Past `maxBytes` it stops reading and rejects with a FileTooLargeError.
    */
   put(source: Readable, options?: { maxBytes?: number }): Promise<{ key: string; size: number }>;
-  /** The stored content, or null when there is none under that key. */
-  get(key: string): Promise<Readable | null>;
+  /** The stored content (or the bytes `range` names), or null when there is none under that key. */
+  get(key: string, range?: ByteRange): Promise<Readable | null>;
   /** Removes a stored file; a missing one is not an error. */
   remove(key: string): Promise<void>;
+  /** Start-up: the store can be written; else throws one line naming the setting to fix. */
+  check(): Promise<void>;
   /**
-   * Clears leftovers of uploads interrupted by a crash. `olderThanMs` spares uploads still being
-   * written by another instance sharing the store.
+   * Clears leftovers of uploads interrupted by a crash, older than `olderThanMs` (so uploads still
+   * being written are spared).
    */
   sweepIncomplete(olderThanMs?: number): Promise<void>;
+  /** Every stored key with when it was written, for the sweep of objects no row claims. */
+  list(): AsyncIterable<{ key: string; modifiedAt: Date }>;
+}
+
+/** Bytes `start` to `end`, both included (HTTP's Range), within the file. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export class FileTooLargeError extends Error {
@@ -34,7 +44,7 @@ export class FileTooLargeError extends Error {
 }
 
 /** Counts the bytes going through and fails as soon as they pass the limit. */
-function byteCounter(maxBytes: number) {
+export function byteCounter(maxBytes: number) {
   let bytes = 0;
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -49,9 +59,30 @@ const KEY_PATTERN = /^[a-f0-9]{32}$/;
 /** Reads of 256 KB instead of 64 KB: a quarter of the system calls for a download, for 192 KB more per stream. */
 const READ_CHUNK_BYTES = 256 * 1024;
 
-/** Local disk driver: DATA_DIR/files/<key>, with partial uploads in DATA_DIR/files/.incoming. */
-export function createDiskFileStore(root: string): FileStore {
-  const incoming = path.join(root, '.incoming');
+/**
+ * This instance's name for its own folder of partial uploads: kept in DATA_DIR, so a restart finds
+ * (and clears) what a crash of the same instance left behind.
+ */
+export function instanceId(dataDir: string): string {
+  const file = path.join(dataDir, 'instance-id');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    const id = crypto.randomBytes(8).toString('hex');
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(file, `${id}\n`, { flag: 'wx' });
+    return id;
+  }
+}
+
+/**
+ * Local disk driver: `root/<key>`, with partial uploads in `root/.incoming/<instance>`. Each
+ * instance writes only into its own incoming folder, which it clears whole when it starts.
+ */
+export function createDiskFileStore(root: string, instance: string): FileStore {
+  const incomingRoot = path.join(root, '.incoming');
+  const incoming = path.join(incomingRoot, instance);
+  fs.rmSync(incoming, { recursive: true, force: true });
   fs.mkdirSync(incoming, { recursive: true });
   const pathOf = (key: string) => {
     if (!KEY_PATTERN.test(key)) throw new Error('invalid storage key');
@@ -73,12 +104,12 @@ export function createDiskFileStore(root: string): FileStore {
       return { key, size: counter.bytes() };
     },
 
-    async get(key) {
+    async get(key, range) {
       const file = pathOf(key);
       try {
         // Opened here, not lazily, so a missing file is known before any header is sent.
         const handle = await fsp.open(file, 'r');
-        return handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
+        return handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES, ...range });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw error;
@@ -89,12 +120,25 @@ export function createDiskFileStore(root: string): FileStore {
       await fsp.rm(pathOf(key), { force: true });
     },
 
+    async check() {
+      await fsp.access(incoming, fs.constants.W_OK);
+    },
+
     async sweepIncomplete(olderThanMs = 0) {
       const cutoff = Date.now() - olderThanMs;
-      for (const name of await fsp.readdir(incoming)) {
-        const file = path.join(incoming, name);
+      for (const entry of await fsp.readdir(incomingRoot, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const file = path.join(entry.parentPath, entry.name);
         const stat = await fsp.stat(file).catch(() => null);
         if (stat && stat.mtimeMs <= cutoff) await fsp.rm(file, { force: true });
+      }
+    },
+
+    async *list() {
+      for (const name of await fsp.readdir(root)) {
+        if (!KEY_PATTERN.test(name)) continue;
+        const stat = await fsp.stat(path.join(root, name)).catch(() => null);
+        if (stat?.isFile()) yield { key: name, modifiedAt: stat.mtime };
       }
     },
   };

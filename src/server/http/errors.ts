@@ -22,6 +22,40 @@ export const tooMany = (retryAfterSeconds: number) =>
     'Retry-After': String(retryAfterSeconds),
   });
 
+export const DATABASE_UNAVAILABLE = 'The database is not answering. Please try again in a moment.';
+/** Seconds a client waits before trying again while the database is away. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
+
+/**
+ * The database cannot be reached (PostgreSQL restarting, the network to it down): not a bug to
+ * report as a 500, but a 503 the client may retry. SQLSTATE class 08 is "connection exception";
+ * 57P01-57P03 are shutdowns and "cannot connect now"; node-postgres says the rest in words.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (
+    typeof code === 'string' &&
+    (UNREACHABLE_CODES.has(code) || code.startsWith('08') || /^57P0[123]$/.test(code))
+  ) {
+    return true;
+  }
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i.test(
+      message,
+    )
+  );
+}
+
 /** Messages for Fastify's own client errors, in plain words. */
 const fastifyMessages: Record<string, string> = {
   FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
@@ -40,6 +74,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
     }
+    // An id in the path that cannot be one names nothing that exists: 404, as for an unknown id.
+    if ((error as { validationContext?: string }).validationContext === 'params') {
+      return reply.code(404).send({ message: 'Not found: there is nothing with that id.' });
+    }
     if (error instanceof ZodError) {
       return reply.code(400).send({ message: error.issues[0]?.message ?? 'Invalid request.' });
     }
@@ -49,6 +87,13 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const message = fastifyMessages[code] ?? error.message;
       if (status === 429) reply.header('Retry-After', reply.getHeader('retry-after') ?? '60');
       return reply.code(status).send({ message });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ code: (error as { code?: string }).code }, 'database unavailable');
+      return reply
+        .code(503)
+        .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+        .send({ message: DATABASE_UNAVAILABLE });
     }
     request.log.error({ err: error }, 'unhandled error');
     return reply.code(500).send({ message: 'Something went wrong on our side. Please try again.' });

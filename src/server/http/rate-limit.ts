@@ -1,7 +1,12 @@
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
-import type { Database } from '../db/schema';
-import { toNumber } from '../db/values';
+import type SqliteDatabase from 'better-sqlite3';
+import type pg from 'pg';
+import {
+  type RateLimiterAbstract,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  RateLimiterSQLite,
+} from 'rate-limiter-flexible';
+import type { Db } from '../db';
 import { tooMany } from './errors';
 
 export interface RateLimitRule {
@@ -10,40 +15,96 @@ export interface RateLimitRule {
   windowMs: number;
 }
 
+/** A limit on one kind of attempt: its counters are keyed by `name:key`. */
+export interface RateLimit {
+  /** Counts one attempt; throws 429 with Retry-After when the key has none left. */
+  consume(key: string): Promise<void>;
+  /** Throws 429 with Retry-After when the key has none left, counting nothing. */
+  check(key: string): Promise<void>;
+  /** Forgets the key's attempts. */
+  reset(key: string): Promise<void>;
+}
+
 export interface RateLimiter {
-  /** Counts one attempt for each key; throws 429 with Retry-After when any key is over its limit. */
-  hit(keys: Array<{ key: string; rule: RateLimitRule }>): Promise<void>;
+  /** The named limit with this rule, made once and shared by every caller. */
+  limit(name: string, rule: RateLimitRule): RateLimit;
 }
 
 /**
- * Fixed-window counters kept in the database, so several instances share them
- * (DESIGN.md §1: no state that matters lives in process memory).
+ * Counts one attempt against each limit; throws 429 with Retry-After when any is spent. Every
+ * limit counts the attempt, even once one is over: a blocked caller stays blocked.
  */
-export function createRateLimiter(db: Kysely<Database>): RateLimiter {
-  let lastSweep = 0;
-  return {
-    async hit(keys) {
-      const now = Date.now();
-      if (now - lastSweep > 60_000) {
-        lastSweep = now;
-        await db.deleteFrom('rate_limits').where('window_ends_at', '<=', now).execute();
-      }
-      let retryAfterMs = 0;
-      for (const { key, rule } of keys) {
-        const row = await db
-          .insertInto('rate_limits')
-          .values({ key, hits: 1, window_ends_at: now + rule.windowMs })
-          .onConflict((oc) =>
-            oc.column('key').doUpdateSet({
-              hits: sql`case when rate_limits.window_ends_at <= ${now} then 1 else rate_limits.hits + 1 end`,
-              window_ends_at: sql`case when rate_limits.window_ends_at <= ${now} then ${now + rule.windowMs} else rate_limits.window_ends_at end`,
-            }),
-          )
-          .returning(['hits', 'window_ends_at'])
-          .executeTakeFirstOrThrow();
-        if (row.hits > rule.max) retryAfterMs = Math.max(retryAfterMs, toNumber(row.window_ends_at) - now);
-      }
-      if (retryAfterMs > 0) throw tooMany(Math.max(1, Math.ceil(retryAfterMs / 1000)));
-    },
+export async function consumeAll(attempts: ReadonlyArray<readonly [RateLimit, string]>): Promise<void> {
+  const results = await Promise.allSettled(attempts.map(([limit, key]) => limit.consume(key)));
+  const refused = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (refused) throw refused.reason;
+}
+
+/** The table the limiters share (migration 0003): key, points, expire. */
+const TABLE = 'rate_limits';
+
+const retryAfterSeconds = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+/**
+ * Counters in the database through rate-limiter-flexible (PostgreSQL or SQLite store), so every
+ * instance shares them (DESIGN.md §1). A store that fails (the database away) rejects with its own
+ * error, never a 429.
+ */
+export function createRateLimiter(db: Db): RateLimiter {
+  const limits = new Map<string, RateLimit>();
+
+  const store = (name: string, rule: RateLimitRule): RateLimiterAbstract => {
+    const options = {
+      tableName: TABLE,
+      tableCreated: true,
+      clearExpiredByTimeout: false,
+      keyPrefix: name,
+      points: rule.max,
+      duration: Math.ceil(rule.windowMs / 1000),
+    };
+    return db.dialect === 'postgres'
+      ? new RateLimiterPostgres({ ...options, storeClient: db.pgPool as pg.Pool, storeType: 'pool' })
+      : new RateLimiterSQLite({
+          ...options,
+          storeClient: db.sqlite as SqliteDatabase.Database,
+          storeType: 'better-sqlite3',
+        });
   };
+
+  let lastSweep = Date.now();
+  /** Expired counters are dead weight; the library's own sweep runs on a timer we cannot stop. */
+  const sweep = async (limiter: RateLimiterAbstract) => {
+    if (Date.now() - lastSweep < 10 * 60_000) return;
+    lastSweep = Date.now();
+    await (limiter as unknown as { clearExpired(before: number): Promise<unknown> }).clearExpired(Date.now());
+  };
+
+  const limit = (name: string, rule: RateLimitRule): RateLimit => {
+    const id = `${name}/${rule.max}/${rule.windowMs}`;
+    const existing = limits.get(id);
+    if (existing) return existing;
+    const limiter = store(name, rule);
+    const made: RateLimit = {
+      async consume(key) {
+        await sweep(limiter);
+        try {
+          await limiter.consume(key);
+        } catch (error) {
+          if (error instanceof RateLimiterRes) throw tooMany(retryAfterSeconds(error));
+          throw error;
+        }
+      },
+      async check(key) {
+        const res = await limiter.get(key);
+        if (res && res.consumedPoints >= rule.max) throw tooMany(retryAfterSeconds(res));
+      },
+      async reset(key) {
+        await limiter.delete(key);
+      },
+    };
+    limits.set(id, made);
+    return made;
+  };
+
+  return { limit };
 }

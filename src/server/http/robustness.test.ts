@@ -108,6 +108,29 @@ describe('robustness: no input gives a 500', () => {
     }
   }, 120_000);
 
+  it('answers a malformed id with 404 on every route that takes one', async () => {
+    const withIds = t.routes.filter(
+      (r) => r.url.startsWith('/api/') && r.url.includes(':') && r.method !== 'HEAD',
+    );
+    expect(withIds.length).toBeGreaterThan(10);
+    // The route walk above signed the first admin out.
+    const caller = await t.signUp({ isAdmin: true });
+    for (const route of withIds) {
+      for (const id of IDS) {
+        const url = route.url.replace(/:[A-Za-z]+/g, id);
+        const response = await t.app.inject({
+          method: route.method as 'POST',
+          url,
+          ...(route.method === 'GET' || route.method === 'DELETE'
+            ? { headers: caller.headers }
+            : { headers: { ...caller.headers, 'content-type': 'application/json' }, payload: '{}' }),
+        });
+        expect(response.statusCode, `${route.method} ${url}: ${response.body}`).toBe(404);
+        expect(response.json().message).toEqual(expect.any(String));
+      }
+    }
+  });
+
   it('answers a body over the limit with 413 and a message', async () => {
     const response = await t.app.inject({
       method: 'POST',

@@ -40,7 +40,6 @@ export async function createTestApp(
 ): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
   const config = loadConfig({
-    NODE_ENV: 'test',
     DATA_DIR: database.dataDir,
     APP_URL: 'http://localhost:3000',
     LOG_LEVEL: 'silent',
