@@ -4,8 +4,11 @@
 //
 //   npm run build && node bench/files.bench.mjs
 //
+// The same upload and download then go through a second server whose files live in an S3 bucket
+// (s3rver, an S3-compatible server from npm, in its own process on this machine).
+//
 // BENCH_DIST: the build to run (default dist). BENCH_FILE_MB: file size (default 200).
-// BENCH_RUNS: runs of the four measures, medians are shown (default 5).
+// BENCH_RUNS: runs of the measures, medians are shown (default 5).
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -42,6 +45,15 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.info('running at http://127.0.0.1:' + server.address().port));
 `;
 
+/** s3rver in a child process with one bucket, so its work does not count as the app server's. */
+const S3_SERVER = `
+import S3rver from 's3rver';
+const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.env.S3_DIR,
+  configureBuckets: [{ name: 'bench', configs: [] }] });
+const { port } = await server.run();
+console.info('running at http://127.0.0.1:' + port);
+`;
+
 const main = path.join(DIST, 'server', 'main.js');
 if (!fs.existsSync(main)) {
   console.error(`${main} is missing: run npm run build first`);
@@ -52,6 +64,8 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-files-bench-'));
 const source = path.join(work, 'source.bin');
 let server;
 let bare;
+let s3;
+let s3Server;
 
 try {
   await writeSourceFile(source, FILE_MB * MB);
@@ -59,17 +73,40 @@ try {
 
   server = await startServer(path.join(work, 'data'));
   bare = await startBareServer(source, path.join(work, 'bare-upload.bin'));
+  s3 = await startProcess(
+    ['--input-type=module', '-e', S3_SERVER],
+    { S3_DIR: path.join(work, 's3') },
+    process.cwd(),
+  );
+  s3Server = await startServer(path.join(work, 'data-s3'), {
+    S3_BUCKET: 'bench',
+    S3_ENDPOINT: s3.url,
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
   const session = await signIn(server.url);
   const taskId = await createTask(server.url, session);
+  const s3Session = await signIn(s3Server.url);
+  const s3TaskId = await createTask(s3Server.url, s3Session);
   // Warm up the routes and the multipart parser, so the baseline holds everything loaded once.
-  const warm = await upload(server.url, session, taskId, source, 1024 * 1024);
-  await download(server.url, session, warm.id, path.join(work, 'warm.bin'));
+  for (const [url, id, task] of [
+    [server.url, session, taskId],
+    [s3Server.url, s3Session, s3TaskId],
+  ]) {
+    const warm = await upload(url, id, task, source, 1024 * 1024);
+    await download(url, id, warm.id, path.join(work, 'warm.bin'));
+  }
   await new Promise((resolve) => setTimeout(resolve, 500));
 
   const baseline = memory(server.pid);
+  const s3Baseline = memory(s3Server.pid);
   let peakRss = baseline.rssKb;
+  let s3PeakRss = s3Baseline.rssKb;
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, memory(server.pid).rssKb);
+    s3PeakRss = Math.max(s3PeakRss, memory(s3Server.pid).rssKb);
   }, 20);
 
   // The measures take turns in each run, so that load from elsewhere on the machine weighs
@@ -77,6 +114,8 @@ try {
   const runs = [];
   const downloadTarget = path.join(work, 'downloaded.bin');
   let uploaded;
+  let s3Uploaded;
+  const s3Target = path.join(work, 'downloaded-s3.bin');
   for (let run = 0; run < RUNS; run++) {
     const copyFile = await timed(() => fs.promises.copyFile(source, path.join(work, 'copy.bin')));
     const streamCopy = await timed(() =>
@@ -88,13 +127,28 @@ try {
     const downloadMs = await timed(() => download(server.url, session, uploaded.id, downloadTarget));
     const bareUploadMs = await timed(() => upload(bare.url, session, taskId, source));
     const bareDownloadMs = await timed(() => download(bare.url, session, 0, path.join(work, 'bare.bin')));
-    runs.push({ copyFile, streamCopy, uploadMs, downloadMs, bareUploadMs, bareDownloadMs });
+    const s3UploadMs = await timed(async () => {
+      s3Uploaded = await upload(s3Server.url, s3Session, s3TaskId, source);
+    });
+    const s3DownloadMs = await timed(() => download(s3Server.url, s3Session, s3Uploaded.id, s3Target));
+    runs.push({
+      copyFile,
+      streamCopy,
+      uploadMs,
+      downloadMs,
+      bareUploadMs,
+      bareDownloadMs,
+      s3UploadMs,
+      s3DownloadMs,
+    });
     fs.rmSync(path.join(work, 'copy.bin'));
     fs.rmSync(path.join(work, 'stream-copy.bin'));
   }
   clearInterval(sampler);
   const end = memory(server.pid);
   peakRss = Math.max(peakRss, end.rssKb);
+  const s3End = memory(s3Server.pid);
+  s3PeakRss = Math.max(s3PeakRss, s3End.rssKb);
 
   const copyFile = median(runs.map((r) => r.copyFile));
   const streamCopy = median(runs.map((r) => r.streamCopy));
@@ -102,11 +156,18 @@ try {
   const downloadMs = median(runs.map((r) => r.downloadMs));
   const bareUploadMs = median(runs.map((r) => r.bareUploadMs));
   const bareDownloadMs = median(runs.map((r) => r.bareDownloadMs));
-  const intact = uploaded.fileSize === FILE_MB * MB && (await sha256(downloadTarget)) === sourceHash;
+  const s3UploadMs = median(runs.map((r) => r.s3UploadMs));
+  const s3DownloadMs = median(runs.map((r) => r.s3DownloadMs));
+  const intact =
+    uploaded.fileSize === FILE_MB * MB &&
+    (await sha256(downloadTarget)) === sourceHash &&
+    s3Uploaded.fileSize === FILE_MB * MB &&
+    (await sha256(s3Target)) === sourceHash;
   const rate = (ms) => (FILE_MB / (ms / 1000)).toFixed(0).padStart(6);
   const uploadRatio = median(runs.map((r) => r.streamCopy / r.uploadMs));
   const downloadRatio = median(runs.map((r) => r.streamCopy / r.downloadMs));
   const growthMb = (peakRss - baseline.rssKb) / 1024;
+  const s3GrowthMb = (s3PeakRss - s3Baseline.rssKb) / 1024;
 
   const bareRatio = (ms, bareMs) => (bareMs / ms).toFixed(2);
   print(`file: ${FILE_MB} MB, median of ${RUNS} runs, node ${process.version}, ${os.cpus().length} CPUs`);
@@ -122,20 +183,28 @@ try {
   );
   print(`  bare node:http upload  ${rate(bareUploadMs)} MB/s   body straight to disk, no parsing`);
   print(`  bare node:http dl      ${rate(bareDownloadMs)} MB/s   file piped to the response`);
-  print(`  bytes intact after the round trip: ${intact ? 'yes' : 'NO'}`);
+  print(`  S3 driver upload       ${rate(s3UploadMs)} MB/s   through s3rver (its own process, same disk)`);
+  print(`  S3 driver download     ${rate(s3DownloadMs)} MB/s`);
+  print(`  bytes intact after the round trips: ${intact ? 'yes' : 'NO'}`);
   print(
     `server memory: baseline RSS ${(baseline.rssKb / 1024).toFixed(1)} MB, peak RSS ${(peakRss / 1024).toFixed(1)} MB` +
       ` (growth ${growthMb.toFixed(1)} MB), VmHWM ${(end.hwmKb / 1024).toFixed(1)} MB`,
   );
+  print(
+    `S3 server memory: baseline RSS ${(s3Baseline.rssKb / 1024).toFixed(1)} MB, peak RSS ${(s3PeakRss / 1024).toFixed(1)} MB` +
+      ` (growth ${s3GrowthMb.toFixed(1)} MB)`,
+  );
   const ratioOk = Math.min(uploadRatio, downloadRatio) >= TARGETS.ratio;
-  const memoryOk = growthMb < TARGETS.memoryGrowthMb;
+  const memoryOk = Math.max(growthMb, s3GrowthMb) < TARGETS.memoryGrowthMb;
   print(
     `targets: ratio >= ${TARGETS.ratio} ${ratioOk ? 'met' : 'MISSED'}; memory growth < ${TARGETS.memoryGrowthMb} MB ${memoryOk ? 'met' : 'MISSED'}`,
   );
   if (!intact || !ratioOk || !memoryOk) process.exitCode = 1;
 } finally {
   await server?.stop();
+  await s3Server?.stop();
   await bare?.stop();
+  await s3?.stop();
   fs.rmSync(work, { recursive: true, force: true });
 }
 
@@ -174,13 +243,14 @@ function memory(pid) {
   return { rssKb: field('VmRSS'), hwmKb: field('VmHWM') };
 }
 
-function startServer(dataDir) {
+function startServer(dataDir, env = {}) {
   return startProcess([main], {
     DATA_DIR: dataDir,
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     MAX_UPLOAD_BYTES: String(2 * FILE_MB * MB),
     LOG_LEVEL: 'warn',
+    ...env,
   });
 }
 
@@ -192,10 +262,11 @@ function startBareServer(file, uploadTarget) {
 }
 
 /** Starts a child on a free port; resolves once it prints "running at <url>". */
-function startProcess(args, env) {
+function startProcess(args, env, cwd = undefined) {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    cwd,
   });
   let output = '';
   child.stdout.on('data', (chunk) => {

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Agent } from '../src/common/agents';
 import { COPY, ERRORS, TOASTS, VALIDATION } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
-import { type FakeProvider, startFakeProvider } from '../src/server/agents/fake-provider';
+import { type FakeProvider, startFakeProvider } from '../src/server/testing/fake-provider';
 import {
   apiFromPage,
   describeBrowser,
@@ -201,6 +201,48 @@ describeBrowser('AI agents and drafts in the browser', () => {
       .waitFor();
     expect((await stored(task.id)).contextId).toBeNull();
   });
+
+  /** What has focus: its tag and accessible label or text. */
+  const focused = () =>
+    page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return 'body';
+      return `${el.tagName.toLowerCase()}:${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? ''}`;
+    });
+
+  it('moves focus to Cancel while a run streams, to the draft when done, and to the notes after Move to Notes', async () => {
+    await expandedTask('Focus the draft');
+    fake.behaviour.chunks = ['One. ', 'Two. ', 'Three.'];
+    fake.behaviour.chunkDelayMs = 400;
+    await card('Focus the draft').getByRole('button', { name: COPY.aiDraft }).click();
+    await expect.poll(focused).toBe('button:Cancel');
+    await toast(TOASTS.taskExecuted[0]).waitFor();
+    await expect.poll(focused).toBe(`section:${COPY.aiDraft}`);
+    await draftBox('Focus the draft').getByRole('button', { name: 'Move to Notes' }).click();
+    await draftBox('Focus the draft').waitFor({ state: 'detached' });
+    const notesId = await card('Focus the draft').getByRole('textbox', { name: 'Notes' }).getAttribute('id');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(notesId);
+  });
+
+  for (const how of ['collapsing the card', 'leaving the page'] as const) {
+    it(`cancels a run in progress on ${how}: the provider call is ended and no draft is stored`, async () => {
+      const task = await expandedTask(`Left mid-run by ${how}`);
+      fake.behaviour.chunks = Array.from({ length: 40 }, (_, i) => `piece ${i} `);
+      fake.behaviour.chunkDelayMs = 200;
+      const providerCallEnded = fake.streamAborted();
+      await card(task.title).getByRole('button', { name: COPY.aiDraft }).click();
+      await draftBox(task.title).getByText('piece 0').waitFor();
+      if (how === 'collapsing the card') {
+        await card(task.title).getByRole('button', { name: 'Collapse task' }).click();
+      } else {
+        await page.getByRole('link', { name: 'View archive' }).click();
+        await page.getByRole('heading', { name: COPY.archiveOverview }).waitFor();
+      }
+      await providerCallEnded;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect((await stored(task.id)).aiDraft).toBeNull();
+    });
+  }
 
   it('cancels a run, and reports a failed one, storing nothing', async () => {
     const task = await expandedTask('Draft the FAQ');

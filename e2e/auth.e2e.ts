@@ -51,6 +51,9 @@ describeBrowser('signing in, out and back', () => {
     await page.getByLabel('Password').fill('wrong-password');
     await page.getByRole('button', { name: COPY.signIn }).click();
     await page.getByRole('alert').filter({ hasText: ERRORS.invalidLogin }).first().waitFor();
+    // Shown once, inline and announced; not again as a toast (issue 10).
+    await page.waitForTimeout(300);
+    expect(await page.getByText(ERRORS.invalidLogin, { exact: true }).count()).toBe(1);
 
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: COPY.signIn }).click();

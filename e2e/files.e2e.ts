@@ -94,10 +94,10 @@ describeBrowser('files in the browser', () => {
       text('notes.txt', 'hello files'),
       { name: 'data.bin', mimeType: 'application/octet-stream', buffer: binary },
     ]);
-    await expectToast(page, 'Files Uploading', 'Uploading 2 file(s)...');
-    await taskCard.getByRole('button', { name: '2 File(s)' }).waitFor();
+    await expectToast(page, 'Files Uploading', 'Uploading 2 files...');
+    await taskCard.getByRole('button', { name: '2 Files' }).waitFor();
 
-    await openFiles(page, 'Quarterly report', '2 File(s)');
+    await openFiles(page, 'Quarterly report', '2 Files');
     await menu(page).getByRole('menuitem', { name: 'Add Files' }).waitFor();
     await menu(page).getByText('notes.txt', { exact: true }).waitFor();
     await menu(page).getByText('11 Bytes', { exact: true }).waitFor();
@@ -110,12 +110,12 @@ describeBrowser('files in the browser', () => {
     expect(download.suggestedFilename()).toBe('data.bin');
     expect(fs.readFileSync(await download.path()).equals(binary)).toBe(true);
 
-    await openFiles(page, 'Quarterly report', '2 File(s)');
+    await openFiles(page, 'Quarterly report', '2 Files');
     await menu(page).getByRole('menuitem', { name: 'Delete notes.txt' }).click();
     await expectToast(page, 'File Deleted', 'File removed successfully');
     await menu(page).getByText('notes.txt', { exact: true }).waitFor({ state: 'detached' });
     await page.keyboard.press('Escape');
-    await taskCard.getByRole('button', { name: '1 File(s)' }).waitFor();
+    await taskCard.getByRole('button', { name: '1 File' }).waitFor();
     expect(blobs()).toHaveLength(1);
     expect(errors).toEqual([]);
   });
@@ -143,13 +143,13 @@ describeBrowser('files in the browser', () => {
     const { page, task } = await withTask('Flaky');
     const taskCard = card(page, 'Flaky');
     await addFromCard(page, 'Flaky', [text('gone.txt', 'x'), text('stale.txt', 'y')]);
-    await taskCard.getByRole('button', { name: '2 File(s)' }).waitFor();
+    await taskCard.getByRole('button', { name: '2 Files' }).waitFor();
     const files = await apiFromPage<TaskFile[]>(page, 'GET', `/api/tasks/${task.id}/files`);
 
     // The content vanishes from storage: the download answers 404.
     const gone = files.find((f) => f.originalName === 'gone.txt')!;
     for (const blob of blobs()) fs.rmSync(path.join(server.dataDir, 'files', blob));
-    await openFiles(page, 'Flaky', '2 File(s)');
+    await openFiles(page, 'Flaky', '2 Files');
     await menu(page)
       .getByRole('menuitem', { name: `Download ${gone.originalName}` })
       .click();
@@ -162,7 +162,7 @@ describeBrowser('files in the browser', () => {
       (route) =>
         route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Disk on fire"}' }),
     );
-    await openFiles(page, 'Flaky', '2 File(s)');
+    await openFiles(page, 'Flaky', '2 Files');
     await menu(page).getByRole('menuitem', { name: 'Delete stale.txt' }).click();
     await expectToast(page, 'Error', 'Failed to delete file', 'Disk on fire');
     await page.keyboard.press('Escape');
@@ -174,7 +174,7 @@ describeBrowser('files in the browser', () => {
     );
     await page.reload();
     // The list is fetched when the menu opens; the badge's count came in one call for every card.
-    await openFiles(page, 'Flaky', '2 File(s)');
+    await openFiles(page, 'Flaky', '2 Files');
     await expectToast(page, 'Error', 'Failed to fetch files');
   });
 
@@ -229,7 +229,7 @@ describeBrowser('files in the browser', () => {
     await expectToast(page, 'Task Created');
     await dialog.waitFor({ state: 'detached' });
 
-    await card(page, 'With attachments').getByRole('button', { name: '4 File(s)' }).waitFor();
+    await card(page, 'With attachments').getByRole('button', { name: '4 Files' }).waitFor();
     expect(errors).toEqual([]);
   });
 
@@ -249,7 +249,7 @@ describeBrowser('files in the browser', () => {
     await dialog.locator('input[type="file"]').setInputFiles([text('one.txt', '1'), text('two.txt', '2')]);
     await dialog.getByRole('button', { name: 'Add Task' }).click();
     await expectToast(page, 'Error', 'Task created but some files failed to upload');
-    await card(page, 'Half attached').getByRole('button', { name: '1 File(s)' }).waitFor();
+    await card(page, 'Half attached').getByRole('button', { name: '1 File' }).waitFor();
   });
 
   it('looks right in light and dark', async () => {
@@ -261,7 +261,7 @@ describeBrowser('files in the browser', () => {
     for (const theme of ['light', 'dark'] as const) {
       await page.evaluate((t) => localStorage.setItem('theme', t), theme);
       await page.reload();
-      await openFiles(page, 'Design review', '2 File(s)');
+      await openFiles(page, 'Design review', '2 Files');
       await menu(page).getByText('mockup.png').waitFor();
       // Past the menu's and the dialog's opening animations.
       await page.waitForTimeout(300);

@@ -31,6 +31,8 @@ export interface RunningServer {
   url: string;
   dataDir: string;
   output: () => string;
+  /** kill -9: the process ends at once, mid-request, as in a crash. */
+  crash(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -80,8 +82,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
     url,
     dataDir,
     output: () => output,
+    async crash() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
         await exited;
@@ -162,6 +170,16 @@ export async function apiFromPage<T = unknown>(
     },
     { method, url, body },
   ) as Promise<T>;
+}
+
+/** Deletes every task of the signed-in user, active and archived, so a test starts from none. */
+export async function deleteAllTasks(page: Page): Promise<number> {
+  const tasks = [
+    ...(await apiFromPage<Task[]>(page, 'GET', '/api/tasks')),
+    ...(await apiFromPage<Task[]>(page, 'GET', '/api/tasks/archived')),
+  ];
+  for (const task of tasks) await apiFromPage(page, 'DELETE', `/api/tasks/${task.id}`);
+  return tasks.length;
 }
 
 /** Creates a task through the API with the body the app's own form sends (spec §7). */

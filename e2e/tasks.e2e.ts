@@ -4,6 +4,7 @@ import type { Task } from '../src/common/tasks';
 import {
   apiFromPage,
   createTaskFromPage,
+  deleteAllTasks,
   describeBrowser,
   launchBrowser,
   type OpenPage,
@@ -38,12 +39,7 @@ describeBrowser('tasks in the browser', () => {
     opened.push(tab);
     const { page } = tab;
     await signIn(page);
-    const tasks = [
-      ...(await apiFromPage<Task[]>(page, 'GET', '/api/tasks')),
-      ...(await apiFromPage<Task[]>(page, 'GET', '/api/tasks/archived')),
-    ];
-    for (const task of tasks) await apiFromPage(page, 'DELETE', `/api/tasks/${task.id}`);
-    if (tasks.length > 0) await reload(page);
+    if ((await deleteAllTasks(page)) > 0) await reload(page);
     return tab;
   }
 

@@ -1,14 +1,16 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { ArrowDownToLineIcon, Loader2Icon, SparklesIcon, Trash2Icon } from 'lucide-react';
-import { useId, useRef, useState } from 'react';
-import { COPY, ERRORS, TIMINGS, TOASTS } from '../../common/spec';
+import { useEffect, useId, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
+import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { errorStatus, serverMessage } from '../lib/api';
+import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { invalidateTask, useUpdateTask } from '../tasks/api';
+import { CardTooltip } from '../tasks/CardTooltip';
 import { Button } from '../ui/button';
 import { Label } from '../ui/label';
 import { errorToast, successToast } from '../ui/toasts';
-import { Tooltip, TooltipContent, TooltipTrigger } from '../ui/tooltip';
 import { toast } from '../ui/use-toast';
 import { AgentSelect, agentLabel } from './AgentSelect';
 import { streamAiDraft, useAiContexts, useAiStatus } from './api';
@@ -18,7 +20,14 @@ import { streamAiDraft, useAiContexts, useAiStatus } from './api';
  * 'AI Draft' button (only when AI is connected), the busy indicator while a run streams in, and the
  * draft box with its delete and move-to-notes controls.
  */
-export function TaskAiPanel({ task }: { task: Task }) {
+export function TaskAiPanel({
+  task,
+  onMovedToNotes,
+}: {
+  task: Task;
+  /** The draft is now in the notes: the card moves focus there. */
+  onMovedToNotes: () => void;
+}) {
   const pickerId = useId();
   const queryClient = useQueryClient();
   const status = useAiStatus();
@@ -27,8 +36,16 @@ export function TaskAiPanel({ task }: { task: Task }) {
   const [running, setRunning] = useState(false);
   /** The draft as it streams in; null when the stored draft is what shows. */
   const [streamed, setStreamed] = useState<string | null>(null);
-  // Only Cancel aborts a run: a card that collapses mid-run lets it finish, and the draft is stored.
   const run = useRef<AbortController | null>(null);
+  // Collapsing the card or leaving the page unmounts the panel: the run is cancelled, nothing is stored.
+  useEffect(() => () => run.current?.abort(), []);
+  const runButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const draftRegion = useRef<HTMLElement>(null);
+  const pickerRef = useRef<HTMLSelectElement>(null);
+  const [focusDraft, setFocusDraft] = useState(false);
+  /** After the draft goes away: the AI Draft button, or the picker when AI is not connected. */
+  const focusRunControls = () => rescueFocusAfterRender(() => runButton.current ?? pickerRef.current);
 
   const changeAgent = async (contextId: number | null) => {
     try {
@@ -49,8 +66,13 @@ export function TaskAiPanel({ task }: { task: Task }) {
   const execute = async () => {
     const controller = new AbortController();
     run.current = controller;
-    setRunning(true);
-    setStreamed('');
+    flushSync(() => {
+      setRunning(true);
+      setStreamed('');
+    });
+    // 'AI Draft' disables itself while the run goes on: Cancel is the control that matters now.
+    rescueFocus(cancelButton.current);
+    let succeeded = false;
     try {
       await streamAiDraft(
         {
@@ -62,6 +84,7 @@ export function TaskAiPanel({ task }: { task: Task }) {
         { signal: controller.signal, onDelta: (delta) => setStreamed((text) => (text ?? '') + delta) },
       );
       await invalidateTask(queryClient, task.id);
+      succeeded = true;
       successToast(TOASTS.taskExecuted);
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -72,8 +95,13 @@ export function TaskAiPanel({ task }: { task: Task }) {
       }
     } finally {
       if (run.current === controller) run.current = null;
-      setRunning(false);
-      setStreamed(null);
+      flushSync(() => {
+        setRunning(false);
+        setStreamed(null);
+      });
+      // The result when there is one (once the stored draft shows), else the button that starts another run.
+      if (succeeded) setFocusDraft(true);
+      else focusRunControls();
     }
   };
 
@@ -84,6 +112,7 @@ export function TaskAiPanel({ task }: { task: Task }) {
       errorToast(ERRORS.deleteDraft);
       return;
     }
+    focusRunControls();
     successToast(TOASTS.draftDeleted);
   };
 
@@ -100,10 +129,17 @@ export function TaskAiPanel({ task }: { task: Task }) {
       errorToast(ERRORS.moveDraft);
       return;
     }
+    onMovedToNotes();
     successToast(TOASTS.draftMoved);
   };
 
   const draft = streamed ?? task.aiDraft;
+  // After every render: the stored draft shows once the task has been refetched, a render or two later.
+  useEffect(() => {
+    if (!focusDraft || !draftRegion.current) return;
+    setFocusDraft(false);
+    rescueFocus(draftRegion.current);
+  });
   const aiConnected = status.data?.aiConnected === true;
 
   return (
@@ -112,6 +148,7 @@ export function TaskAiPanel({ task }: { task: Task }) {
         <div className="grid min-w-48 flex-1 gap-2 sm:max-w-64">
           <Label htmlFor={pickerId}>Agent</Label>
           <AgentSelect
+            ref={pickerRef}
             id={pickerId}
             value={task.contextId}
             onChange={(value) => void changeAgent(value)}
@@ -119,7 +156,7 @@ export function TaskAiPanel({ task }: { task: Task }) {
           />
         </div>
         {aiConnected && (
-          <Button onClick={() => void execute()} disabled={running}>
+          <Button ref={runButton} onClick={() => void execute()} disabled={running}>
             <SparklesIcon aria-hidden />
             {COPY.aiDraft}
           </Button>
@@ -133,14 +170,20 @@ export function TaskAiPanel({ task }: { task: Task }) {
         >
           <Loader2Icon aria-hidden className="size-4 animate-spin text-primary" />
           <span className="flex-1">{COPY.aiBusy}</span>
-          <Button variant="ghost" size="sm" onClick={() => run.current?.abort()}>
+          <Button ref={cancelButton} variant="ghost" size="sm" onClick={() => run.current?.abort()}>
             Cancel
           </Button>
         </div>
       )}
 
       {draft !== null && (running || draft) && (
-        <section aria-label={COPY.aiDraft} className="grid gap-2 rounded-lg border bg-muted/40 p-3">
+        <section
+          ref={draftRegion}
+          aria-label={COPY.aiDraft}
+          // Focusable by script only: focus lands on the finished draft.
+          tabIndex={-1}
+          className="grid gap-2 rounded-lg border bg-muted/40 p-3 outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        >
           <div className="flex items-center justify-between gap-2">
             <h3 className="flex items-center gap-1.5 text-sm font-medium">
               <SparklesIcon aria-hidden className="size-4 text-primary" />
@@ -152,21 +195,18 @@ export function TaskAiPanel({ task }: { task: Task }) {
                   <ArrowDownToLineIcon aria-hidden />
                   Move to Notes
                 </Button>
-                <Tooltip delayDuration={TIMINGS.cardTooltipDelayMs}>
-                  <TooltipTrigger asChild>
-                    <Button
-                      variant="ghost"
-                      size="icon"
-                      aria-label={COPY.deleteDraft}
-                      disabled={updating}
-                      onClick={() => void deleteDraft()}
-                      className="size-8 text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
-                    >
-                      <Trash2Icon aria-hidden />
-                    </Button>
-                  </TooltipTrigger>
-                  <TooltipContent>{COPY.deleteDraft}</TooltipContent>
-                </Tooltip>
+                <CardTooltip content={COPY.deleteDraft}>
+                  <Button
+                    variant="ghost"
+                    size="icon"
+                    aria-label={COPY.deleteDraft}
+                    disabled={updating}
+                    onClick={() => void deleteDraft()}
+                    className="size-8 text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
+                  >
+                    <Trash2Icon aria-hidden />
+                  </Button>
+                </CardTooltip>
               </div>
             )}
           </div>

@@ -1,3 +1,4 @@
+import { ConnectionNotice } from '../ui/connection-notice';
 import { Toaster } from '../ui/toaster';
 import { AppRoutes } from './routes';
 
@@ -6,6 +7,7 @@ export function App() {
   return (
     <>
       <AppRoutes />
+      <ConnectionNotice />
       <Toaster />
     </>
   );

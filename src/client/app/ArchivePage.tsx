@@ -1,15 +1,19 @@
 import { ArchiveIcon, ArrowLeftIcon, ListTodoIcon } from 'lucide-react';
 import { Link } from 'wouter';
+import { counted } from '../../common/plural';
 import { COPY } from '../../common/spec';
+import { useDocumentTitle } from '../lib/document-title';
 import { useLiveUpdates } from '../lib/live';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useArchivedTasks } from '../tasks/api';
 import { Button } from '../ui/button';
 import { Card, CardContent } from '../ui/card';
+import { PageHeading } from '../ui/page-heading';
 import { Header, PAGE_WIDTH } from './Header';
 
 /** The archive screen at `/archive` (spec §2): an overview, then every archived task with a restore button. */
 export function ArchivePage() {
+  useDocumentTitle('Archive');
   useLiveUpdates();
   const archivedCount = useArchivedTasks().data?.length;
 
@@ -30,11 +34,13 @@ export function ArchivePage() {
                 <ArchiveIcon aria-hidden className="size-5" />
               </div>
               <div>
-                <h1 className="text-xl font-semibold tracking-tight">{COPY.archiveOverview}</h1>
+                <PageHeading className="text-xl font-semibold tracking-tight">
+                  {COPY.archiveOverview}
+                </PageHeading>
                 <p className="text-sm text-muted-foreground" aria-live="polite">
                   {archivedCount === undefined
                     ? 'Counting archived tasks...'
-                    : `${archivedCount} archived ${archivedCount === 1 ? 'task' : 'tasks'}`}
+                    : counted(archivedCount, 'archived task', 'archived tasks')}
                 </p>
               </div>
             </div>

@@ -2,12 +2,15 @@ import { ArchiveIcon, PlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { COPY } from '../../common/spec';
+import { useDocumentTitle } from '../lib/document-title';
 import { useLiveUpdates } from '../lib/live';
 import { AddTaskDialog } from '../tasks/AddTaskDialog';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useActiveTasks, useArchivedTasks } from '../tasks/api';
+import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
 import { TaskList } from '../tasks/TaskList';
 import { Button } from '../ui/button';
+import { PageHeading } from '../ui/page-heading';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../ui/tabs';
 import { Header, PAGE_WIDTH } from './Header';
 
@@ -22,6 +25,7 @@ function Count({ value }: { value: number | undefined }) {
 
 /** The main screen at `/` (spec §2): the active list, the archived tab and the Add New Task dialog. */
 export function MainPage() {
+  useDocumentTitle('Tasks');
   useLiveUpdates();
   const [adding, setAdding] = useState(false);
   const activeCount = useActiveTasks().data?.length;
@@ -32,8 +36,8 @@ export function MainPage() {
       <Header />
       <main className={`${PAGE_WIDTH} py-8`}>
         <div className="flex items-center justify-between gap-4">
-          <h1 className="text-2xl font-semibold tracking-tight">{COPY.yourTasks}</h1>
-          <Button onClick={() => setAdding(true)}>
+          <PageHeading className="text-2xl font-semibold tracking-tight">{COPY.yourTasks}</PageHeading>
+          <Button id={ADD_TASK_BUTTON_ID} onClick={() => setAdding(true)}>
             <PlusIcon aria-hidden />
             {COPY.addTask}
           </Button>

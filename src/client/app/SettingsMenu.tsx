@@ -76,7 +76,9 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
 
   return (
     <>
-      <DropdownMenu>
+      {/* Not modal: a modal menu hides the header and page with aria-hidden while they stay
+          focusable (axe aria-hidden-focus); focus moves into the menu and Escape returns it. */}
+      <DropdownMenu modal={false}>
         <DropdownMenuTrigger asChild>
           <Button ref={triggerRef} variant="outline" aria-label={`Settings for ${name}`} className="max-w-64">
             <CircleUserRoundIcon aria-hidden className="text-muted-foreground" />

@@ -1,5 +1,6 @@
 import type { ReactNode, Ref } from 'react';
 import { APP_NAME } from '../../common/spec';
+import { useDocumentTitle } from '../lib/document-title';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '../ui/card';
 import { LogoMark } from '../ui/logo';
 
@@ -13,6 +14,7 @@ type AuthCardProps = {
 
 /** The centered card that signed-out screens share, under the app's name. */
 export function AuthCard({ title, description, titleRef, children }: AuthCardProps) {
+  useDocumentTitle(title);
   return (
     <main className="flex min-h-screen items-center justify-center bg-linear-to-b from-accent/70 via-background to-background px-4 py-12">
       <div className="w-full max-w-sm">

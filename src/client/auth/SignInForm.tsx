@@ -19,7 +19,7 @@ export function SignInForm({ onSendPassword, onRequestAccess }: SignInFormProps)
     handleSubmit,
     formState: { errors, isSubmitting },
   } = useForm({ resolver, defaultValues: { username: '', password: '' } });
-  const failure = useSubmitError();
+  const failure = useSubmitError({ inlineOnly: true });
 
   const onSubmit = handleSubmit(async (values) => {
     failure.clear();

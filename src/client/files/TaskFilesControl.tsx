@@ -3,6 +3,7 @@ import { type ChangeEvent, useEffect, useRef, useState } from 'react';
 import { formatFileSize, type TaskFile } from '../../common/files';
 import { COPY, ERRORS } from '../../common/spec';
 import { cn } from '../lib/cn';
+import { isReconnecting } from '../lib/connection';
 import { badgeVariants } from '../ui/badge';
 import {
   DropdownMenu,
@@ -34,54 +35,30 @@ function BadgeContent({ count, busy }: { count: number; busy: boolean }) {
 let countsFailureTold = 0;
 
 /**
- * The per-task files badge and its dropdown (spec §2 'Per-task files control'). Until first used, the
- * badge is a plain button: a menu on each of a thousand cards doubled the time the list took to appear.
+ * The per-task files badge and its dropdown (spec §2 'Per-task files control'). The menu is there from
+ * the first render, so the badge under the pointer or focus is never swapped for another element; the
+ * task's file list loads only while the menu is open, and the badge shows the shared counts meanwhile.
  */
 export function TaskFilesControl({ taskId }: { taskId: number }) {
-  const [armed, setArmed] = useState(false);
-  const counts = useFileCounts();
-  const count = counts.data?.[taskId] ?? 0;
-
-  useEffect(() => {
-    // Every card watches the one counts query: its failure is told once, not once per card.
-    if (counts.isError && counts.errorUpdatedAt !== countsFailureTold) {
-      countsFailureTold = counts.errorUpdatedAt;
-      errorToast(ERRORS.fetchFiles);
-    }
-  }, [counts.isError, counts.errorUpdatedAt]);
-
-  if (armed) return <FilesMenu taskId={taskId} count={count} countsLoading={counts.isLoading} />;
-  return (
-    <button
-      type="button"
-      className={badgeClass(count)}
-      // Swapped for the menu on click, once the press is over: swapped mid-press, the browser would
-      // move focus off the vanished button and so dismiss the menu that had just opened.
-      onClick={() => setArmed(true)}
-    >
-      <BadgeContent count={count} busy={counts.isLoading} />
-    </button>
-  );
-}
-
-function FilesMenu({
-  taskId,
-  count: countedBefore,
-  countsLoading,
-}: {
-  taskId: number;
-  count: number;
-  countsLoading: boolean;
-}) {
   const inputRef = useRef<HTMLInputElement>(null);
-  const [open, setOpen] = useState(true);
+  const [open, setOpen] = useState(false);
+  const counts = useFileCounts();
   const list = useTaskFiles(taskId, open);
   const upload = useUploadFiles(taskId);
   const remove = useDeleteFile(taskId);
   const files = list.data;
 
   useEffect(() => {
-    if (list.isError) errorToast(ERRORS.fetchFiles);
+    // Every card watches the one counts query: its failure is told once, not once per card.
+    // While the server is away, the reconnecting notice says so, once.
+    if (counts.isError && counts.errorUpdatedAt !== countsFailureTold && !isReconnecting()) {
+      countsFailureTold = counts.errorUpdatedAt;
+      errorToast(ERRORS.fetchFiles);
+    }
+  }, [counts.isError, counts.errorUpdatedAt]);
+
+  useEffect(() => {
+    if (list.isError && !isReconnecting()) errorToast(ERRORS.fetchFiles);
   }, [list.isError]);
 
   const onChosen = (event: ChangeEvent<HTMLInputElement>) => {
@@ -92,8 +69,8 @@ function FilesMenu({
   };
 
   // While open, the list is fresh; closed, it is not refetched, and the shared counts are.
-  const count = open && files ? files.length : countedBefore;
-  const busy = countsLoading || (open && list.isLoading) || upload.isPending;
+  const count = open && files ? files.length : (counts.data?.[taskId] ?? 0);
+  const busy = counts.isLoading || (open && list.isLoading) || upload.isPending;
 
   return (
     <>

@@ -1,4 +1,5 @@
 import { SESSION_HEADER, type SESSION_HEADER_ALT } from '../../common/spec';
+import { reportUnreachable } from './connection';
 import { clearSession, getSession } from './session';
 
 export type RequestOptions = {
@@ -30,14 +31,21 @@ export async function apiRequest(
     headers['Content-Type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const res = await fetch(url, {
-    method,
-    headers,
-    body: payload,
-    credentials: 'include',
-    signal: options.signal,
-  });
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers,
+      body: payload,
+      credentials: 'include',
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (error instanceof TypeError) reportUnreachable();
+    throw error;
+  }
   if (res.ok) return res;
+  if (res.status === 503) reportUnreachable();
   // The session expired or was ended elsewhere, so the login screen must show. Only the session that
   // made the request is cleared: a late answer must not sign out a session started since.
   if (

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
+import { whenReconnected } from './connection';
 import { useSession } from './session';
 
 /** Back-off for a stream the browser gave up on, doubling up to the maximum. */
@@ -58,7 +59,15 @@ export function useLiveUpdates(): void {
     };
 
     connect();
+    // The server answers again after an outage: a stream waiting out its back-off starts now.
+    const stopWatching = whenReconnected(() => {
+      if (source?.readyState !== EventSource.CLOSED) return;
+      clearTimeout(retryTimer);
+      retryDelay = RETRY_MIN_MS;
+      connect();
+    });
     return () => {
+      stopWatching();
       clearTimeout(retryTimer);
       source?.close();
     };

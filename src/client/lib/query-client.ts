@@ -1,5 +1,6 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
 import { apiRequest, errorStatus } from './api';
+import { whenReconnected } from './connection';
 import { getSession, subscribeSession } from './session';
 
 /** GETs the query key's first element (a URL) and parses the JSON answer (spec §7, §8). */
@@ -38,3 +39,6 @@ subscribeSession(() => {
   cachedFor = sessionId;
   queryClient.clear();
 });
+
+// Back from an outage: whatever the screen shows is fetched again.
+whenReconnected(() => void queryClient.invalidateQueries());

@@ -1,31 +1,42 @@
 import { CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
-import { memo } from 'react';
+import { memo, useRef } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { rescueFocusAfterRender } from '../lib/focus';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useUpdateTask } from './api';
+import { focusAfterRemoval } from './card-focus';
 import { TaskMeta } from './TaskMeta';
 
 /** An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button. */
 export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task: Task }) {
   const update = useUpdateTask(task.id);
+  const cardRef = useRef<HTMLElement>(null);
+  const restoreRef = useRef<HTMLButtonElement>(null);
 
   const restore = async () => {
+    // With no archived task left, focus goes to the screen's heading.
+    const refocus = focusAfterRemoval(cardRef.current, () => document.querySelector<HTMLElement>('main h1'));
     try {
       await update.mutateAsync({ completed: false, archived: false });
     } catch {
+      rescueFocusAfterRender(() => restoreRef.current);
       errorToast(ERRORS.restore, ERRORS.restoreTitle);
       return;
     }
+    refocus();
     successToast(TOASTS.taskRestored);
   };
 
   return (
     <article
+      ref={cardRef}
       aria-label={task.title}
-      className="flex items-start gap-3 rounded-xl border bg-card p-4 text-card-foreground shadow-xs dark:shadow-none"
+      tabIndex={-1}
+      data-task-id={task.id}
+      className="flex items-start gap-3 rounded-xl border bg-card p-4 outline-none focus-visible:ring-2 focus-visible:ring-ring text-card-foreground shadow-xs dark:shadow-none"
     >
       <CircleCheckIcon aria-hidden className="mt-0.5 size-5 shrink-0 text-primary dark:text-ring" />
       <div className="grid min-w-0 flex-1 gap-1.5">
@@ -47,6 +58,7 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task:
         <TaskMeta task={task} />
       </div>
       <Button
+        ref={restoreRef}
         variant="outline"
         size="sm"
         aria-label="Restore task"

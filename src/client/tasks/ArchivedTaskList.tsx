@@ -9,7 +9,8 @@ import { TaskSkeletons } from './TaskSkeleton';
 export function ArchivedTaskList() {
   const { data: tasks, isPending, isError, refetch } = useArchivedTasks();
   if (isPending) return <TaskSkeletons />;
-  if (isError) return <LoadError onRetry={() => void refetch()} />;
+  // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
+  if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
   if (tasks.length === 0) return <EmptyState icon={ArchiveIcon} title={COPY.noArchivedTasks} />;
   return (
     <div className="grid gap-3">

@@ -3,19 +3,10 @@ import { TIMINGS } from '../../common/spec';
 import { Tooltip, TooltipContent, TooltipTrigger } from '../ui/tooltip';
 
 /**
- * A task card's tooltip (spec §9: 200 ms delay). Until `enabled` the child renders alone: a Radix
- * tooltip per card is a third of the time it takes to draw a list of a thousand tasks.
+ * A task card's tooltip (spec §9: 200 ms delay). It wraps its trigger from the first render: mounting
+ * it later, on hover or focus, would replace the button under the pointer and lose the click or focus.
  */
-export function CardTooltip({
-  enabled = true,
-  content,
-  children,
-}: {
-  enabled?: boolean;
-  content: string;
-  children: ReactElement;
-}) {
-  if (!enabled) return children;
+export function CardTooltip({ content, children }: { content: string; children: ReactElement }) {
   return (
     <Tooltip delayDuration={TIMINGS.cardTooltipDelayMs}>
       <TooltipTrigger asChild>{children}</TooltipTrigger>

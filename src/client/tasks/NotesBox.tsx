@@ -1,7 +1,9 @@
 import { CopyIcon, EraserIcon } from 'lucide-react';
-import { useCallback, useId, useLayoutEffect, useRef, useState } from 'react';
+import { type RefObject, useCallback, useId, useLayoutEffect, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { rescueFocus } from '../lib/focus';
 import { Button } from '../ui/button';
 import { Label } from '../ui/label';
 import { Textarea } from '../ui/textarea';
@@ -45,29 +47,41 @@ export function useNotesDraft(task: Task, update: (updates: TaskUpdates) => Prom
       });
   }, [update]);
 
+  /** Resolves true once cleared. */
   const clear = useCallback(async () => {
     try {
       await update({ notes: null });
     } catch {
       // Spec §8: nothing else changes, so the text stays as it was.
       errorToast(ERRORS.clearNotes);
-      return;
+      return false;
     }
     setDraft(null);
     successToast(TOASTS.notesCleared);
+    return true;
   }, [update]);
 
   return { value, edited: draft !== null, setDraft, save, clear };
 }
 
-export function NotesBox({ notes }: { notes: NotesDraft }) {
+export function NotesBox({
+  notes,
+  textareaRef,
+}: {
+  notes: NotesDraft;
+  /** The card moves focus here when a draft lands in the notes. */
+  textareaRef: RefObject<HTMLTextAreaElement | null>;
+}) {
   const id = useId();
   const [clearing, setClearing] = useState(false);
+  const clearRef = useRef<HTMLButtonElement>(null);
 
   const clear = async () => {
     setClearing(true);
-    await notes.clear();
-    setClearing(false);
+    const cleared = await notes.clear();
+    flushSync(() => setClearing(false));
+    // Clear disables itself while it works (and stays disabled over empty notes): focus goes to the notes.
+    rescueFocus(cleared ? textareaRef.current : clearRef.current);
   };
 
   const copy = async () => {
@@ -86,6 +100,7 @@ export function NotesBox({ notes }: { notes: NotesDraft }) {
         <Label htmlFor={id}>Notes</Label>
         <div className="flex items-center gap-1">
           <Button
+            ref={clearRef}
             variant="ghost"
             size="sm"
             aria-label="Clear notes"
@@ -110,6 +125,7 @@ export function NotesBox({ notes }: { notes: NotesDraft }) {
         </div>
       </div>
       <Textarea
+        ref={textareaRef}
         id={id}
         value={notes.value}
         placeholder={COPY.notesPlaceholder}

@@ -1,19 +1,24 @@
 import type { DraggableProvided } from '@hello-pangea/dnd';
 import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
 import { memo, useCallback, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
 import { cn } from '../lib/cn';
+import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteTask, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
+import { ADD_TASK_BUTTON_ID, focusAfterRemoval } from './card-focus';
 import { celebrate } from './confetti';
 import { NotesBox, useNotesDraft } from './NotesBox';
 import { TaskDescription, TaskTitle } from './TaskEditors';
 import { TaskMeta } from './TaskMeta';
 import { useCardCollapse } from './useCardCollapse';
+
+const addTaskButton = () => document.getElementById(ADD_TASK_BUTTON_ID);
 
 type TaskCardProps = {
   task: Task;
@@ -27,13 +32,13 @@ type TaskCardProps = {
  */
 export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: TaskCardProps) {
   const [expanded, setExpanded] = useState(false);
-  // Tooltips are costly to mount a thousand times; a card gets them once the pointer or focus arrives.
-  const [engaged, setEngaged] = useState(false);
-  const engage = () => setEngaged(true);
   // Set while completing or reopening: the card shows the new state until the server has answered.
   const [pendingDone, setPendingDone] = useState<boolean | null>(null);
   const done = pendingDone ?? task.completed;
   const cardRef = useRef<HTMLElement | null>(null);
+  const toggleRef = useRef<HTMLInputElement>(null);
+  const deleteRef = useRef<HTMLButtonElement>(null);
+  const notesRef = useRef<HTMLTextAreaElement>(null);
   const { mutateAsync: update } = useUpdateTask(task.id);
   const remove = useDeleteTask(task.id);
   const notes = useNotesDraft(task, update);
@@ -48,17 +53,20 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
 
   const toggleDone = async () => {
     const completing = !done;
+    const refocus = focusAfterRemoval(cardRef.current, addTaskButton);
     setPendingDone(completing);
     try {
       // Spec §4: completing archives; reopening brings it back to the active list.
       await update({ completed: completing, archived: completing });
     } catch {
-      setPendingDone(null);
+      flushSync(() => setPendingDone(null));
+      rescueFocus(toggleRef.current);
       errorToast(ERRORS.updateStatus);
       return;
     }
     setPendingDone(null);
     if (completing) {
+      refocus();
       collapse();
       void celebrate();
       successToast(TOASTS.taskCompleted);
@@ -68,12 +76,15 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
   };
 
   const deleteTask = async () => {
+    const refocus = focusAfterRemoval(cardRef.current, addTaskButton);
     try {
       await remove.mutateAsync();
     } catch {
+      rescueFocusAfterRender(() => deleteRef.current);
       errorToast(ERRORS.deleteTask);
       return;
     }
+    refocus();
     successToast(TOASTS.taskDeleted);
   };
 
@@ -86,15 +97,14 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
     <article
       ref={setRefs}
       {...provided.draggableProps}
-      onPointerEnter={() => {
-        engage();
-        pointer.onPointerEnter();
-      }}
-      onFocus={engage}
+      onPointerEnter={pointer.onPointerEnter}
       onPointerLeave={pointer.onPointerLeave}
       aria-label={task.title}
+      // Focusable by script only: focus lands on the next card when one leaves the list.
+      tabIndex={-1}
+      data-task-id={task.id}
       className={cn(
-        'group mb-3 rounded-xl border bg-card text-card-foreground shadow-xs transition-[box-shadow,opacity,border-color] hover:border-ring/40 hover:shadow-md dark:shadow-none',
+        'group mb-3 rounded-xl outline-none focus-visible:ring-2 focus-visible:ring-ring border bg-card text-card-foreground shadow-xs transition-[box-shadow,opacity,border-color] hover:border-ring/40 hover:shadow-md dark:shadow-none',
         expanded && 'border-ring/40 shadow-md',
         isDragging && 'shadow-xl ring-2 ring-ring/40',
         done && 'opacity-60',
@@ -113,6 +123,7 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
         </div>
         <span className="relative mt-1 flex size-5 shrink-0">
           <input
+            ref={toggleRef}
             type="checkbox"
             checked={done}
             aria-label={done ? 'Mark as incomplete' : 'Mark as complete'}
@@ -129,11 +140,12 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
         <div className="grid min-w-0 flex-1 gap-1">
           <TaskTitle task={task} update={update} done={done} />
           <TaskDescription task={task} update={update} done={done} clamped={!expanded} />
-          <TaskMeta task={task} />
+          <TaskMeta task={task} urgent />
         </div>
         <div className="-mr-1 flex shrink-0 items-center">
-          <CardTooltip enabled={engaged} content={COPY.deleteTask}>
+          <CardTooltip content={COPY.deleteTask}>
             <Button
+              ref={deleteRef}
               variant="ghost"
               size="icon"
               aria-label={COPY.deleteTask}
@@ -158,8 +170,8 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
       </div>
       {expanded && (
         <div className="grid gap-4 border-t px-4 pt-4 pb-4 sm:pl-[4.75rem]">
-          <TaskAiPanel task={task} />
-          <NotesBox notes={notes} />
+          <TaskAiPanel task={task} onMovedToNotes={() => rescueFocus(notesRef.current)} />
+          <NotesBox notes={notes} textareaRef={notesRef} />
         </div>
       )}
     </article>

@@ -53,7 +53,8 @@ export function TaskList() {
   );
 
   if (isPending) return <TaskSkeletons />;
-  if (isError) return <LoadError onRetry={() => void refetch()} />;
+  // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
+  if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
   return (
     <DragDropContext onDragEnd={onDragEnd}>

@@ -1,17 +1,30 @@
-import { CalendarIcon } from 'lucide-react';
+import { AlarmClockIcon, CalendarIcon, CircleAlertIcon } from 'lucide-react';
 import type { Task } from '../../common/tasks';
 import { TaskFilesControl } from '../files/TaskFilesControl';
+import { cn } from '../lib/cn';
 import { Badge } from '../ui/badge';
-import { formatDueDate } from './dates';
+import { dueUrgency, formatDueDate } from './dates';
 
-/** The row under a task's title, on active and archived cards alike: due date, then files. */
-export function TaskMeta({ task }: { task: Task }) {
+const URGENCY = {
+  overdue: { label: 'Overdue', icon: CircleAlertIcon, className: 'border-destructive/50 text-destructive' },
+  today: { label: 'Due today', icon: AlarmClockIcon, className: 'border-primary/50 text-foreground' },
+} as const;
+
+/**
+ * The row under a task's title, on active and archived cards alike: due date, then files. On an
+ * active card an overdue or due-today date says so in words and with its own icon, not by colour
+ * alone (issue 10); an archived task needs no alarm.
+ */
+export function TaskMeta({ task, urgent = false }: { task: Task; urgent?: boolean }) {
+  const urgency = urgent && task.dueDate ? dueUrgency(task.dueDate) : null;
+  const cue = urgency ? URGENCY[urgency] : null;
+  const Icon = cue?.icon ?? CalendarIcon;
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
       {task.dueDate && (
-        <Badge variant="outline" className="font-normal text-muted-foreground">
-          <CalendarIcon aria-hidden />
-          <span className="sr-only">Due </span>
+        <Badge variant="outline" className={cn('font-normal text-muted-foreground', cue?.className)}>
+          <Icon aria-hidden />
+          {cue ? <span className="font-medium">{cue.label}:</span> : <span className="sr-only">Due </span>}
           {formatDueDate(task.dueDate)}
         </Badge>
       )}

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDueDate } from './dates';
+import { dueUrgency, formatDueDate } from './dates';
 
 describe('formatDueDate', () => {
   const originalTz = process.env.TZ;
@@ -17,5 +17,16 @@ describe('formatDueDate', () => {
 
   it('leaves a value it cannot read as it is', () => {
     expect(formatDueDate('soon')).toBe('soon');
+  });
+});
+
+describe('dueUrgency', () => {
+  const today = new Date(2030, 4, 17, 23, 30);
+
+  it('says overdue before today and today on the day, by the reader’s calendar', () => {
+    expect(dueUrgency('2030-05-16', today)).toBe('overdue');
+    expect(dueUrgency('2029-12-31', today)).toBe('overdue');
+    expect(dueUrgency('2030-05-17', today)).toBe('today');
+    expect(dueUrgency('2030-05-18', today)).toBeNull();
   });
 });

@@ -7,3 +7,16 @@ export function formatDueDate(dueDate: string): string {
   if (!y || !m || !d) return dueDate;
   return new Date(y, m - 1, d).toLocaleDateString();
 }
+
+/** YYYY-MM-DD of a day in the reader's own time zone. */
+export function localIsoDate(day: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${day.getFullYear()}-${pad(day.getMonth() + 1)}-${pad(day.getDate())}`;
+}
+
+/** Whether a due date has passed or is today, in the reader's calendar; null otherwise. */
+export function dueUrgency(dueDate: string, today: Date = new Date()): 'overdue' | 'today' | null {
+  const todayIso = localIsoDate(today);
+  if (dueDate < todayIso) return 'overdue';
+  return dueDate === todayIso ? 'today' : null;
+}

@@ -9,6 +9,7 @@ import {
   modalClasses,
   overlayClasses,
   titleClasses,
+  useReturnFocus,
 } from './dialog';
 
 export const AlertDialog = AlertDialogPrimitive.Root;
@@ -18,12 +19,15 @@ export const AlertDialogFooter = DialogFooter;
 
 export function AlertDialogContent({
   className,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
   ...props
 }: ComponentProps<typeof AlertDialogPrimitive.Content>) {
+  const returnFocus = useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus });
   return (
     <AlertDialogPrimitive.Portal>
       <AlertDialogPrimitive.Overlay className={overlayClasses} />
-      <AlertDialogPrimitive.Content className={cn(modalClasses, className)} {...props} />
+      <AlertDialogPrimitive.Content className={cn(modalClasses, className)} {...returnFocus} {...props} />
     </AlertDialogPrimitive.Portal>
   );
 }

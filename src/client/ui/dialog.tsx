@@ -1,6 +1,6 @@
 import { XIcon } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
-import type { ComponentProps } from 'react';
+import { type ComponentProps, useRef } from 'react';
 import { cn } from '../lib/cn';
 
 export const Dialog = DialogPrimitive.Root;
@@ -15,15 +15,48 @@ export const modalClasses =
 export const titleClasses = 'text-lg leading-none font-semibold tracking-tight';
 export const descriptionClasses = 'text-sm text-muted-foreground';
 
+/**
+ * Radix hands focus back to a DialogTrigger on close; a dialog opened by a button that sets state has
+ * none, and focus would fall to <body>. These handlers remember what had focus when the dialog opened
+ * and return focus there, when it is still on the page.
+ */
+export function useReturnFocus({
+  onOpenAutoFocus,
+  onCloseAutoFocus,
+}: {
+  onOpenAutoFocus?: (event: Event) => void;
+  onCloseAutoFocus?: (event: Event) => void;
+}) {
+  const opener = useRef<Element | null>(null);
+  return {
+    onOpenAutoFocus: (event: Event) => {
+      opener.current = document.activeElement;
+      onOpenAutoFocus?.(event);
+    },
+    onCloseAutoFocus: (event: Event) => {
+      onCloseAutoFocus?.(event);
+      const element = opener.current;
+      opener.current = null;
+      if (event.defaultPrevented || !(element instanceof HTMLElement) || !element.isConnected) return;
+      if (element === document.body) return;
+      event.preventDefault();
+      element.focus();
+    },
+  };
+}
+
 export function DialogContent({
   className,
   children,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
   ...props
 }: ComponentProps<typeof DialogPrimitive.Content>) {
+  const returnFocus = useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus });
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={overlayClasses} />
-      <DialogPrimitive.Content className={cn(modalClasses, className)} {...props}>
+      <DialogPrimitive.Content className={cn(modalClasses, className)} {...returnFocus} {...props}>
         {children}
         <DialogPrimitive.Close className="absolute top-4 right-4 rounded-sm p-0.5 text-muted-foreground opacity-80 transition-opacity outline-none hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring [&_svg]:size-4">
           <XIcon aria-hidden />

@@ -19,9 +19,12 @@ export function DropdownMenuContent({
     <DropdownMenuPrimitive.Portal>
       <DropdownMenuPrimitive.Content
         sideOffset={sideOffset}
+        collisionPadding={8}
         className={cn(
           floatingClasses,
-          'max-h-(--radix-dropdown-menu-content-available-height) min-w-44 origin-(--radix-dropdown-menu-content-transform-origin) overflow-x-hidden overflow-y-auto p-1',
+          // Capped by the viewport, not by the room on one side: a menu near the bottom edge flips up
+          // instead of shrinking to a sliver that scrolls (issue 10).
+          'max-h-[calc(100dvh-2rem)] min-w-44 origin-(--radix-dropdown-menu-content-transform-origin) overflow-x-hidden overflow-y-auto p-1',
           className,
         )}
         {...props}

@@ -1,0 +1,226 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { localIsoDate } from '../src/client/tasks/dates';
+import { COPY, ERRORS, THEME_STORAGE_KEY } from '../src/common/spec';
+import {
+  apiFromPage,
+  createTaskFromPage,
+  deleteAllTasks,
+  describeBrowser,
+  launchBrowser,
+  type RunningServer,
+  screenshot,
+  signIn,
+  startServer,
+} from './harness';
+
+/**
+ * Issue 10: axe on every screen (the login screen's three modes, reset password, 404, the list
+ * empty and full, an expanded card, every dialog, the menus, the archive), in light and dark, at
+ * 1280x800 and 390x844. No violation of impact serious or critical; at 390 px nothing scrolls
+ * sideways and dialogs fit. Each screen's document title names it.
+ */
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
+const VIEWPORTS = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+const THEMES = ['light', 'dark'] as const;
+
+describeBrowser('accessibility of every screen', () => {
+  let server: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  interface Check {
+    page: Page;
+    label: string;
+    phone: boolean;
+  }
+
+  /** axe, sideways scrolling and dialog fit for what the page shows now; a screenshot to look at. */
+  async function audit({ page, label, phone }: Check, screen: string, title?: string) {
+    await page.waitForTimeout(250); // animations settle
+    const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const report = serious.map(
+      (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
+    );
+    expect(report, `${screen} [${label}]`).toEqual([]);
+    if (phone) {
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, `${screen} [${label}] scrolls sideways`).toBeLessThanOrEqual(0);
+      const dialog = page.getByRole('dialog');
+      if ((await dialog.count()) > 0) {
+        const box = await dialog.first().boundingBox();
+        expect(box!.x, `${screen} [${label}] dialog`).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width, `${screen} [${label}] dialog`).toBeLessThanOrEqual(390);
+      }
+    }
+    if (title) expect(await page.title(), screen).toBe(`${title} · Tasklane`);
+    await screenshot(page, `a11y-${screen}-${label}`);
+  }
+
+  async function newContext(
+    theme: string,
+    viewport: { width: number; height: number },
+  ): Promise<BrowserContext> {
+    const context = await browser.newContext({ baseURL: server.url, viewport });
+    await context.addInitScript(
+      ([key, value]) => localStorage.setItem(key!, value!),
+      [THEME_STORAGE_KEY, theme],
+    );
+    return context;
+  }
+
+  async function openMenuItem(page: Page, name: string) {
+    await page.getByRole('button', { name: /^Settings for / }).click();
+    await page.getByRole('menuitem', { name }).click();
+  }
+
+  async function closeDialog(page: Page) {
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
+  }
+
+  for (const viewport of VIEWPORTS) {
+    for (const theme of THEMES) {
+      const label = `${viewport.name}-${theme}`;
+
+      it(`passes axe on every screen: ${label}`, async () => {
+        const context = await newContext(theme, viewport);
+        const page = await context.newPage();
+        const check: Check = { page, label, phone: viewport.name === 'phone' };
+        try {
+          // Signed out.
+          await page.goto('/');
+          await page.getByRole('button', { name: COPY.signIn }).waitFor();
+          await audit(check, 'login-sign-in', COPY.signIn);
+          await page.getByLabel('Username').fill('nobody');
+          await page.getByLabel('Password').fill('wrong');
+          await page.getByRole('button', { name: COPY.signIn }).click();
+          await page.getByRole('alert').filter({ hasText: ERRORS.invalidLogin }).waitFor();
+          await audit(check, 'login-error');
+          await page.getByRole('button', { name: COPY.sendMeMyPassword }).click();
+          await page.getByRole('button', { name: COPY.backToSignIn }).waitFor();
+          await audit(check, 'login-send-password', COPY.sendMeMyPassword);
+          await page.getByRole('button', { name: COPY.backToSignIn }).click();
+          await page.getByRole('button', { name: COPY.requestAccess }).click();
+          await page.getByRole('button', { name: COPY.backToSignIn }).waitFor();
+          await audit(check, 'login-request-access', COPY.requestAccess);
+          await page.goto('/reset-password/not-a-real-token');
+          await page.getByRole('heading').first().waitFor();
+          await audit(check, 'reset-password');
+
+          // Signed in: the list empty, then full.
+          await page.goto('/');
+          await signIn(page);
+          await deleteAllTasks(page);
+          await page.reload();
+          await page.getByText(COPY.noTasks).waitFor();
+          await audit(check, 'list-empty', 'Tasks');
+
+          const today = new Date();
+          const yesterday = new Date(today.getTime() - 86_400_000);
+          await createTaskFromPage(page, 'Plan next week', { description: 'No date on this one' });
+          await createTaskFromPage(page, 'Renew the passport', { dueDate: localIsoDate(yesterday) });
+          await createTaskFromPage(page, 'Call the plumber', {
+            dueDate: localIsoDate(today),
+            description: 'Ask about the boiler',
+          });
+          const withNotes = await createTaskFromPage(page, 'Write the launch post', {
+            description: 'Three paragraphs',
+            dueDate: '2030-05-17',
+          });
+          await apiFromPage(page, 'PATCH', `/api/tasks/${withNotes.id}`, { notes: 'Keep it short.' });
+          const done = await createTaskFromPage(page, 'Done already');
+          await apiFromPage(page, 'PATCH', `/api/tasks/${done.id}`, { completed: true, archived: true });
+          await page.reload();
+          await page.getByRole('article', { name: 'Plan next week' }).waitFor();
+          // Overdue and due-today dates say so in words.
+          await page.getByRole('article', { name: 'Renew the passport' }).getByText('Overdue:').waitFor();
+          await page.getByRole('article', { name: 'Call the plumber' }).getByText('Due today:').waitFor();
+          await audit(check, 'list-full', 'Tasks');
+
+          const card = page.getByRole('article', { name: 'Write the launch post' });
+          await card.getByRole('button', { name: 'Expand task' }).click();
+          await card.getByRole('textbox', { name: 'Notes' }).waitFor();
+          await audit(check, 'card-expanded');
+          await card.getByRole('button', { name: 'Collapse task' }).click();
+
+          // The files menu of the last card, at the bottom of the page.
+          const last = page.getByRole('article', { name: 'Plan next week' });
+          await last.scrollIntoViewIfNeeded();
+          await last.getByRole('button', { name: COPY.noFiles }).click();
+          await page.getByRole('menuitem', { name: COPY.addFiles }).waitFor();
+          await audit(check, 'files-menu-last-card');
+          await page.keyboard.press('Escape');
+
+          await page.getByRole('button', { name: COPY.addTask }).click();
+          await page.getByRole('dialog', { name: COPY.addNewTask }).waitFor();
+          await audit(check, 'dialog-add-task');
+          await closeDialog(page);
+
+          await page.getByRole('button', { name: /^Settings for / }).click();
+          await page.getByRole('menuitem', { name: COPY.faq }).waitFor();
+          await audit(check, 'settings-menu');
+          await page.keyboard.press('Escape');
+          await page.getByRole('menu').waitFor({ state: 'detached' });
+
+          await openMenuItem(page, COPY.changePassword);
+          await page.getByRole('dialog', { name: COPY.changePassword }).waitFor();
+          await audit(check, 'dialog-change-password');
+          await closeDialog(page);
+
+          await openMenuItem(page, COPY.aiAgents);
+          const agents = page.getByRole('dialog', { name: COPY.aiAgents });
+          await agents.getByRole('tab', { name: COPY.manageAgents }).waitFor();
+          await audit(check, 'dialog-ai-agents');
+          await agents.getByRole('tab', { name: COPY.tutorial }).click();
+          await audit(check, 'dialog-ai-agents-tutorial');
+          await closeDialog(page);
+
+          await openMenuItem(page, 'Connect AI');
+          await page.getByRole('dialog', { name: 'Connect AI' }).waitFor();
+          await audit(check, 'dialog-connect-ai');
+          await closeDialog(page);
+
+          await openMenuItem(page, COPY.manageUsers);
+          await page.getByRole('dialog', { name: COPY.userManagement }).waitFor();
+          await page.waitForLoadState('networkidle');
+          await audit(check, 'dialog-user-management');
+          await closeDialog(page);
+
+          await openMenuItem(page, COPY.faq);
+          const faq = page.getByRole('dialog', { name: COPY.faq });
+          await faq.getByRole('button').first().click();
+          await audit(check, 'dialog-faq');
+          await closeDialog(page);
+
+          await page.getByRole('tab', { name: new RegExp(COPY.archived) }).click();
+          await page.getByRole('article', { name: 'Done already' }).waitFor();
+          await audit(check, 'archived-tab');
+
+          await page.goto('/archive');
+          await page.getByRole('heading', { name: COPY.archiveOverview }).waitFor();
+          await page.getByRole('article', { name: 'Done already' }).waitFor();
+          await audit(check, 'archive', 'Archive');
+
+          await page.goto('/no/such/page');
+          await page.getByRole('heading', { name: COPY.pageNotFound }).waitFor();
+          await audit(check, 'not-found', COPY.pageNotFound);
+        } finally {
+          await context.close();
+        }
+      }, 120_000);
+    }
+  }
+});
