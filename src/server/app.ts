@@ -5,23 +5,23 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { adminRoutes } from './admin/routes';
+import { createSecretBox } from './agents/crypto';
 import { agentRoutes } from './agents/routes';
-import { createUserRepository } from './auth/repository';
+import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
-import { createAuthService } from './auth/service';
+import { type AuthService, createAuthService } from './auth/service';
 import { createSessionStore } from './auth/sessions';
 import type { Config } from './config';
-import type { AppContext } from './context';
 import type { Db } from './db';
 import { fileRoutes } from './files/routes';
 import { createS3FileStore } from './files/s3-store';
-import { createDiskFileStore, instanceId } from './files/store';
+import { createDiskFileStore, type FileStore, instanceId } from './files/store';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
 import { serializerCompiler, validatorCompiler } from './http/zod';
-import { createLiveBus } from './live/bus';
+import { createLiveBus, type LiveBus } from './live/bus';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { tasksRoutes } from './tasks/routes';
@@ -42,20 +42,24 @@ export interface RouteSummary {
   url: string;
 }
 
-/** Each feature registers its routes with the shared context. */
-const features: Array<(app: FastifyInstance, ctx: AppContext) => Promise<void>> = [
-  authRoutes,
-  adminRoutes,
-  tasksRoutes,
-  liveRoutes,
-  agentRoutes,
-  fileRoutes,
-];
+/**
+ * The shared services the app is composed of, for start-up (main.ts) and tests. Features never see
+ * this: each is handed what its routes declare they use.
+ */
+export interface AppServices {
+  config: Config;
+  db: Db;
+  logger: FastifyBaseLogger;
+  users: UserRepository;
+  auth: AuthService;
+  fileStore: FileStore;
+  live: LiveBus;
+}
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
 export async function buildApp(
   options: BuildAppOptions,
-): Promise<{ app: FastifyInstance; ctx: AppContext; routes: RouteSummary[] }> {
+): Promise<{ app: FastifyInstance; ctx: AppServices; routes: RouteSummary[] }> {
   const { config, db } = options;
   const app = Fastify({
     logger:
@@ -80,6 +84,7 @@ export async function buildApp(
   await app.register(cookie);
 
   const kysely = db.kysely;
+  const logger = app.log;
   const users = createUserRepository(kysely);
   const sessions = createSessionStore(kysely, config.sessionTtlMs);
   const mailer =
@@ -88,26 +93,16 @@ export async function buildApp(
       smtpUrl: config.mail.smtpUrl,
       from: config.mail.from,
       outboxDir: path.join(config.dataDir, 'outbox'),
-      logger: app.log,
+      logger,
     });
   // The one place the file store's driver is chosen.
   const fileStore = config.s3
     ? createS3FileStore(config.s3)
     : createDiskFileStore(path.join(config.dataDir, 'files'), instanceId(config.dataDir));
-  const live = createLiveBus(db, app.log);
-  const ctx: AppContext = {
-    config,
-    db,
-    logger: app.log,
-    mailer,
-    sessions,
-    users,
-    auth: createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger: app.log }),
-    rateLimiter: createRateLimiter(db),
-    fileStore,
-    live,
-    tasks: createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger: app.log }),
-  };
+  const live = createLiveBus(db, logger);
+  const rateLimiter = createRateLimiter(db);
+  const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });
+  const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
   await app.register(sessionPlugin, { sessions, appUrl: config.appUrl });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -123,7 +118,25 @@ export async function buildApp(
     }
   });
 
-  for (const feature of features) await feature(app, ctx);
+  await authRoutes(app, { auth, sessions, rateLimiter, config });
+  await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
+  await tasksRoutes(app, { tasks });
+  await liveRoutes(app, { live, sessions });
+  await agentRoutes(app, {
+    db: kysely,
+    live,
+    secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
+    rateLimiter,
+    config: config.ai,
+    logger,
+  });
+  await fileRoutes(app, {
+    db: kysely,
+    store: fileStore,
+    live,
+    maxUploadBytes: config.maxUploadBytes,
+    logger,
+  });
 
   const hasClient =
     options.clientDir !== undefined && fs.existsSync(path.join(options.clientDir, 'index.html'));
@@ -139,7 +152,7 @@ export async function buildApp(
   });
   app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => live.close());
-  return { app, ctx, routes };
+  return { app, ctx: { config, db, logger, users, auth, fileStore, live }, routes };
 }
 
 /** The built SPA's files; hashed assets are cached for good, the rest revalidated. */

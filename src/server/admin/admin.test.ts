@@ -6,7 +6,7 @@ import { VALIDATION } from '../../common/spec';
 import { hashPassword } from '../auth/passwords';
 import { AUTH_MESSAGES } from '../auth/service';
 import { nowIso } from '../db/values';
-import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { createTestApp, FIXTURE_HASH_COST, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { startSmtpServer } from '../testing/smtp';
 import { ADMIN_MESSAGES, firstFreeUsername, usernameStem } from './service';
@@ -73,7 +73,7 @@ describe.each(testDialects)('admin on %s', (dialect) => {
       username: 'root',
       first_name: 'root',
       email: null,
-      password_hash: await hashPassword('root-pass'),
+      password_hash: await hashPassword('root-pass', FIXTURE_HASH_COST),
       is_admin: true,
       is_suspended: false,
       is_bootstrap: true,

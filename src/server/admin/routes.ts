@@ -7,10 +7,9 @@ import {
   createUserBodySchema,
   credentialsResponseSchema,
 } from '../../common/admin';
-import type { AppContext } from '../context';
 import { requireAdmin } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import { type Actor, createAdminService } from './service';
+import { type Actor, type AdminServiceDeps, createAdminService } from './service';
 
 const idParams = z.object({
   id: z.coerce
@@ -28,16 +27,8 @@ const actorOf = (request: FastifyRequest): Actor => ({
 });
 
 /** Spec §7 admin calls and DESIGN.md §4 'Admin'. Every route needs an administrator. */
-export async function adminRoutes(fastify: FastifyInstance, ctx: AppContext) {
-  const admin = createAdminService({
-    db: ctx.db.kysely,
-    users: ctx.users,
-    sessions: ctx.sessions,
-    mailer: ctx.mailer,
-    fileStore: ctx.fileStore,
-    appUrl: ctx.config.appUrl,
-    logger: ctx.logger,
-  });
+export async function adminRoutes(fastify: FastifyInstance, deps: AdminServiceDeps) {
+  const admin = createAdminService(deps);
 
   await fastify.register(async (scope) => {
     // onRequest, before body validation: a stranger learns 401/403, never what a valid body looks like.

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import {
   type AiStreamEvent,
@@ -15,27 +16,27 @@ import {
   aiStatusSchema,
 } from '../../common/agents';
 import { TASKS_PATH, taskPath } from '../../common/tasks';
-import type { AppContext } from '../context';
+import type { Database } from '../db';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import { createSecretBox } from './crypto';
+import type { LiveBus } from '../live/bus';
 import { createAgentRepository } from './repository';
-import { type AiRun, createAgentService } from './service';
+import { type AgentServiceDeps, type AiRun, createAgentService } from './service';
 
 const executeQuerySchema = z.object({ stream: z.enum(['0', '1', 'true', 'false']).optional() });
 
-export async function agentRoutes(fastify: FastifyInstance, ctx: AppContext) {
+/** What the agents feature is given by the app. */
+export interface AgentFeatureDeps extends Omit<AgentServiceDeps, 'agents'> {
+  db: Kysely<Database>;
+  live: LiveBus;
+}
+
+export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps }: AgentFeatureDeps) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const service = createAgentService({
-    agents: createAgentRepository(ctx.db.kysely),
-    secrets: createSecretBox({ secret: ctx.config.ai.secret, dataDir: ctx.config.dataDir }),
-    rateLimiter: ctx.rateLimiter,
-    config: ctx.config.ai,
-    logger: ctx.logger,
-  });
+  const service = createAgentService({ ...deps, agents: createAgentRepository(db) });
   const taskChanged = (userId: number, taskId: number) =>
-    ctx.live.publish(userId, [TASKS_PATH, taskPath(taskId)]);
+    live.publish(userId, [TASKS_PATH, taskPath(taskId)]);
 
   app.get(
     '/api/ai-agents',

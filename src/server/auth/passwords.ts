@@ -12,10 +12,12 @@ const scrypt = promisify(crypto.scrypt) as (
 const PARAMS = { N: 2 ** 16, r: 8, p: 1, keylen: 32 };
 const maxmem = 256 * 1024 * 1024;
 
-export async function hashPassword(password: string): Promise<string> {
+/** `cost` (scrypt's N) is for test fixtures only, where hundreds of accounts are made and signed in. */
+export async function hashPassword(password: string, cost: number = PARAMS.N): Promise<string> {
   const salt = crypto.randomBytes(16);
-  const key = await scrypt(password.normalize('NFKC'), salt, PARAMS.keylen, { ...PARAMS, maxmem });
-  return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64'), key.toString('base64')].join('$');
+  const params = { ...PARAMS, N: cost };
+  const key = await scrypt(password.normalize('NFKC'), salt, params.keylen, { ...params, maxmem });
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), key.toString('base64')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

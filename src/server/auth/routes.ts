@@ -10,18 +10,29 @@ import {
   resetPasswordBodySchema,
   sendPasswordBodySchema,
 } from '../../common/auth';
-import type { AppContext } from '../context';
+import type { Config } from '../config';
 import { HttpError } from '../http/errors';
-import { consumeAll, type RateLimitRule } from '../http/rate-limit';
+import { consumeAll, type RateLimiter, type RateLimitRule } from '../http/rate-limit';
 import { clearSessionCookie, currentUser, requireUser, setSessionCookie } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import { createLoginGuard } from './login-guard';
-import { AUTH_MESSAGES } from './service';
+import { AUTH_MESSAGES, type AuthService } from './service';
+import type { SessionStore } from './sessions';
 import { toPublicUser } from './users';
 
-export async function authRoutes(fastify: FastifyInstance, ctx: AppContext) {
+/** What the auth feature is given by the app. */
+export interface AuthFeatureDeps {
+  auth: AuthService;
+  sessions: SessionStore;
+  rateLimiter: RateLimiter;
+  config: Pick<Config, 'appUrl' | 'authRateLimit' | 'sessionTtlMs'>;
+}
+
+export async function authRoutes(
+  fastify: FastifyInstance,
+  { auth, sessions, rateLimiter, config }: AuthFeatureDeps,
+) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { auth, sessions, rateLimiter, config } = ctx;
   const secureCookie = config.appUrl.startsWith('https:');
   const perIp: RateLimitRule = { max: config.authRateLimit.perIp, windowMs: config.authRateLimit.windowMs };
   const perAccount: RateLimitRule = {

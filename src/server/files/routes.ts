@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import {
   FILE_COUNTS_PATH,
   fileCountsSchema,
@@ -8,10 +9,11 @@ import {
   taskFilesParamsSchema,
   taskFilesPath,
 } from '../../common/files';
-import type { AppContext } from '../context';
+import type { Database } from '../db';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
+import type { LiveBus } from '../live/bus';
 import { createFileRepository } from './repository';
 import {
   contentDisposition,
@@ -20,20 +22,28 @@ import {
   servedContentType,
   UPLOAD_LIMITS,
 } from './service';
+import type { FileStore } from './store';
 
-export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
-  const service = createFileService({
-    files: createFileRepository(ctx.db.kysely),
-    store: ctx.fileStore,
-    maxUploadBytes: ctx.config.maxUploadBytes,
-    logger: ctx.logger,
-  });
+/** What the files feature is given by the app. */
+export interface FileFeatureDeps {
+  db: Kysely<Database>;
+  store: FileStore;
+  live: LiveBus;
+  maxUploadBytes: number;
+  logger: FastifyBaseLogger;
+}
+
+export async function fileRoutes(
+  fastify: FastifyInstance,
+  { db, store, live, maxUploadBytes, logger }: FileFeatureDeps,
+) {
+  const service = createFileService({ files: createFileRepository(db), store, maxUploadBytes, logger });
 
   // Its own scope, so only these routes accept multipart bodies.
   await fastify.register(async (scope) => {
     await scope.register(multipart, {
       // One byte over the limit reaches the store, whose counter turns it into a 413 naming the file.
-      limits: { ...UPLOAD_LIMITS, fileSize: ctx.config.maxUploadBytes + 1 },
+      limits: { ...UPLOAD_LIMITS, fileSize: maxUploadBytes + 1 },
       throwFileSizeLimit: false,
     });
 
@@ -75,7 +85,7 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
         await service.requireTask(taskId, userId);
         if (!request.isMultipart()) throw new HttpError(415, FILE_MESSAGES.notMultipart);
         const files = await service.upload(taskId, userId, request.parts());
-        ctx.live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
+        live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
         return reply.code(201).send(files);
       },
     );
@@ -86,7 +96,7 @@ export async function fileRoutes(fastify: FastifyInstance, ctx: AppContext) {
       async (request, reply) => {
         const userId = currentUser(request).id;
         const { taskId } = await service.remove(request.params.id, userId);
-        ctx.live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
+        live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
         return reply.code(204).send();
       },
     );

@@ -4,6 +4,7 @@ import { buildApp } from '../app';
 import { hashPassword } from '../auth/passwords';
 import { loadConfig } from '../config';
 import { type Db, openDatabase } from '../db';
+import { FIXTURE_HASH_COST } from '../testing/app';
 import { createTestDatabase, type TestDatabase } from '../testing/database';
 import { startTcpProxy, type TcpProxy } from '../testing/tcp-proxy';
 import { DATABASE_UNAVAILABLE } from './errors';
@@ -42,7 +43,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the database going away', () => {
         username: 'owner',
         first_name: 'Owner',
         email: 'owner@example.com',
-        password_hash: await hashPassword('owner-password'),
+        password_hash: await hashPassword('owner-password', FIXTURE_HASH_COST),
         is_admin: true,
         is_suspended: false,
         is_bootstrap: false,

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
-import type { AppContext } from '../context';
+import type { SessionStore } from '../auth/sessions';
 import { currentUser, requireUser } from '../http/session';
+import type { LiveBus } from './bus';
 
 /** A comment line every 25 s keeps proxies from closing an idle stream. */
 const HEARTBEAT_MS = 25_000;
@@ -12,7 +13,10 @@ const RETRY_MS = 3000;
  * GET /api/events: a server-sent event stream of `{invalidate: [queryKey, ...]}` for the signed-in
  * user. EventSource cannot send headers, so the browser is authenticated by the session cookie.
  */
-export async function liveRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function liveRoutes(
+  app: FastifyInstance,
+  { live, sessions }: { live: LiveBus; sessions: SessionStore },
+) {
   const openStreams = new Set<() => void>();
   // Open streams never finish on their own, so they would hold up a graceful shutdown.
   app.addHook('preClose', async () => {
@@ -55,7 +59,7 @@ export async function liveRoutes(app: FastifyInstance, ctx: AppContext) {
     res.on('close', end);
 
     try {
-      unsubscribe = await ctx.live.subscribe(userId, {
+      unsubscribe = await live.subscribe(userId, {
         onEvent: (queryKeys) => {
           const event: LiveEvent = { invalidate: queryKeys };
           send(`data: ${JSON.stringify(event)}\n\n`);
@@ -72,7 +76,7 @@ export async function liveRoutes(app: FastifyInstance, ctx: AppContext) {
 
     heartbeat = setInterval(async () => {
       // A stream outlives nothing it was opened with: a session ended since (logout, suspension) ends it.
-      const session = await ctx.sessions.resolve(sessionId).catch(() => null);
+      const session = await sessions.resolve(sessionId).catch(() => null);
       if (!session) return end();
       send(': heartbeat\n\n');
     }, HEARTBEAT_MS);

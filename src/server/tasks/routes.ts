@@ -9,10 +9,10 @@ import {
   taskSchema,
   updateTaskBodySchema,
 } from '../../common/tasks';
-import type { AppContext } from '../context';
 import { notFound } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
+import type { TaskService } from './service';
 
 const idParamsSchema = z.object({ id: z.string() });
 
@@ -31,9 +31,8 @@ const plainJson = { serializerCompiler: () => (data: unknown) => JSON.stringify(
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export async function tasksRoutes(fastify: FastifyInstance, ctx: AppContext) {
+export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: TaskService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const { tasks } = ctx;
 
   // The lists come serialised (and often cached) from the service: Task[] as JSON bytes.
   app.get(TASKS_PATH, { onRequest: requireUser }, async (request, reply) =>

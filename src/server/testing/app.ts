@@ -1,9 +1,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { LoginResponse } from '../../common/auth';
-import { buildApp, type RouteSummary } from '../app';
+import { type AppServices, buildApp, type RouteSummary } from '../app';
 import { hashPassword } from '../auth/passwords';
 import { loadConfig } from '../config';
-import type { AppContext } from '../context';
 import type { DialectName } from '../db';
 import type { Mailer } from '../mail/mailer';
 import { createTestDatabase } from './database';
@@ -11,7 +10,7 @@ import { createTestDatabase } from './database';
 export interface TestApp {
   app: FastifyInstance;
   routes: RouteSummary[];
-  ctx: AppContext;
+  ctx: AppServices;
   dataDir: string;
   /** Creates a user directly and signs in through the API. */
   signUp(options?: {
@@ -32,6 +31,9 @@ export interface TestUser extends LoginResponse {
 }
 
 let userCounter = 0;
+
+/** scrypt's N for fixture accounts: signing in hundreds of them at full cost is most of a test run. */
+export const FIXTURE_HASH_COST = 2 ** 10;
 
 /** A fresh app on a fresh database; env overrides the configuration as DESIGN.md §3 names it. */
 export async function createTestApp(
@@ -68,7 +70,7 @@ export async function createTestApp(
         username: name,
         first_name: name,
         email: email ?? `${name}@example.com`,
-        password_hash: await hashPassword(password),
+        password_hash: await hashPassword(password, FIXTURE_HASH_COST),
         is_admin: isAdmin,
         is_suspended: false,
         is_bootstrap: false,
