@@ -81,6 +81,13 @@ describeBrowser('accessibility of every screen', () => {
     return context;
   }
 
+  async function open(theme: string, viewport: (typeof VIEWPORTS)[number], label: string) {
+    const context = await newContext(theme, viewport);
+    const page = await context.newPage();
+    const check: Check = { page, label, phone: viewport.name === 'phone' };
+    return { context, page, check };
+  }
+
   async function openMenuItem(page: Page, name: string) {
     await page.getByRole('button', { name: /^Settings for / }).click();
     await page.getByRole('menuitem', { name }).click();
@@ -95,10 +102,8 @@ describeBrowser('accessibility of every screen', () => {
     for (const theme of THEMES) {
       const label = `${viewport.name}-${theme}`;
 
-      it(`passes axe on every screen: ${label}`, async () => {
-        const context = await newContext(theme, viewport);
-        const page = await context.newPage();
-        const check: Check = { page, label, phone: viewport.name === 'phone' };
+      it(`passes axe on the signed-out screens: ${label}`, async () => {
+        const { context, page, check } = await open(theme, viewport, label);
         try {
           // Signed out.
           await page.goto('/');
@@ -119,7 +124,14 @@ describeBrowser('accessibility of every screen', () => {
           await page.goto('/reset-password/not-a-real-token');
           await page.getByRole('heading').first().waitFor();
           await audit(check, 'reset-password');
+        } finally {
+          await context.close();
+        }
+      }, 120_000);
 
+      it(`passes axe on the signed-in screens: ${label}`, async () => {
+        const { context, page, check } = await open(theme, viewport, label);
+        try {
           // Signed in: the list empty, then full.
           await page.goto('/');
           await signIn(page);
