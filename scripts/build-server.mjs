@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 const outdir = path.resolve(process.argv[2] ?? 'dist/server');
 
 await build({
-  entryPoints: ['src/server/main.ts', 'src/server/reset-admin-password.ts'],
+  entryPoints: ['src/server/main.ts', 'src/server/reset-admin-password.ts', 'src/server/cli.ts'],
   outdir,
   bundle: true,
   platform: 'node',

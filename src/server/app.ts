@@ -13,9 +13,9 @@ import { type AuthService, createAuthService } from './auth/service';
 import { createSessionStore } from './auth/sessions';
 import type { Config } from './config';
 import type { Db } from './db';
+import { createFileStore } from './files/driver';
 import { fileRoutes } from './files/routes';
-import { createS3FileStore } from './files/s3-store';
-import { createDiskFileStore, type FileStore, instanceId } from './files/store';
+import type { FileStore } from './files/store';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
@@ -95,10 +95,7 @@ export async function buildApp(
       outboxDir: path.join(config.dataDir, 'outbox'),
       logger,
     });
-  // The one place the file store's driver is chosen.
-  const fileStore = config.s3
-    ? createS3FileStore(config.s3)
-    : createDiskFileStore(path.join(config.dataDir, 'files'), instanceId(config.dataDir));
+  const fileStore = createFileStore(config);
   const live = createLiveBus(db, logger);
   const rateLimiter = createRateLimiter(db);
   const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });

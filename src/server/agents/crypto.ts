@@ -11,6 +11,7 @@ export interface SecretBox {
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+export const AI_KEY_BYTES = 32;
 export const KEY_FILE_NAME = 'ai-secret.key';
 
 /**
@@ -19,9 +20,19 @@ export const KEY_FILE_NAME = 'ai-secret.key';
  * then never reveals the keys.
  */
 export function createSecretBox(options: { secret?: string; dataDir: string }): SecretBox {
-  const key = options.secret
+  return secretBoxWithKey(loadAiKey(options));
+}
+
+/** The raw 32-byte key behind createSecretBox: an export carries it so an import can re-seal users' keys. */
+export function loadAiKey(options: { secret?: string; dataDir: string }): Buffer {
+  return options.secret
     ? crypto.createHash('sha256').update(options.secret, 'utf8').digest()
     : loadOrCreateKeyFile(path.join(options.dataDir, KEY_FILE_NAME));
+}
+
+/** A box around a raw key; refuses a key of the wrong length, which would otherwise fail every decrypt silently. */
+export function secretBoxWithKey(key: Buffer): SecretBox {
+  if (key.length !== AI_KEY_BYTES) throw new Error(`an AI key must be ${AI_KEY_BYTES} bytes`);
   return {
     encrypt(plain) {
       const iv = crypto.randomBytes(IV_BYTES);
@@ -50,11 +61,12 @@ function loadOrCreateKeyFile(file: string): Buffer {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   try {
     // 'wx' fails if the file exists, so two instances starting together never overwrite each other's key.
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
+    fs.writeFileSync(file, crypto.randomBytes(AI_KEY_BYTES).toString('base64'), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte key; remove it or set AI_SECRET.`);
+  if (key.length !== AI_KEY_BYTES)
+    throw new Error(`${file} does not hold a 32-byte key; remove it or set AI_SECRET.`);
   return key;
 }

@@ -1,0 +1,733 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+import pino from 'pino';
+import tar from 'tar-stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createSecretBox, loadAiKey } from '../agents/crypto';
+import { createAgentRepository } from '../agents/repository';
+import { createAgentService } from '../agents/service';
+import { loadConfig } from '../config';
+import { type Db, openDatabase } from '../db';
+import { createFileStore } from '../files/driver';
+import type { FileStore } from '../files/store';
+import { createRateLimiter } from '../http/rate-limit';
+import { createTaskRepository } from '../tasks/repository';
+import { createTestDatabase, type TestDatabase, testDialects } from '../testing/database';
+import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
+import { startTestS3, type TestS3 } from '../testing/s3';
+import { MANIFEST_MEMBER, type Manifest, sha256 } from './archive';
+import { exportArchive } from './export';
+import { importArchive } from './import';
+
+/** What an archive must carry; named here, not taken from archive.ts, so the test checks that list too. */
+const MOVED_TABLES = [
+  'users',
+  'access_requests',
+  'agents',
+  'tasks',
+  'files',
+  'ai_credentials',
+  'audit_log',
+] as const;
+type MovedTable = (typeof MOVED_TABLES)[number];
+
+const BIG_FILE_BYTES = 3 * 1024 * 1024;
+const ALICE_API_KEY = 'sk-alice-moved-1234';
+const NON_ASCII_NAME = 'résumé – 履歴書 ✓.pdf';
+const TAMPER_MARKER = 'tamper-me: the notes file';
+const TARGET_AI_SECRET = 'a-different-secret-on-the-target-instance!';
+
+const at = (minute: number) => new Date(Date.UTC(2025, 0, 2, 3, minute, 5, 678)).toISOString();
+
+interface Instance {
+  db: Db;
+  dataDir: string;
+  store: FileStore;
+}
+
+/**
+ * A source with every kind of record: ids with gaps, every boolean both ways, null and non-null
+ * optional columns, a 3 MB file, an empty one and one with a non-ASCII name, a user's own AI key
+ * sealed with the key file, and rows that must not move (a session, a reset token, a rate limit).
+ */
+async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.example.com/v1') {
+  const k = db.kysely;
+  await k
+    .insertInto('users')
+    .values([
+      {
+        id: 1,
+        username: 'admin',
+        first_name: 'Admin',
+        email: null,
+        password_hash: 'scrypt$admin-hash',
+        is_admin: true,
+        is_suspended: false,
+        is_bootstrap: true,
+        created_at: at(0),
+        updated_at: at(0),
+      },
+      {
+        id: 2,
+        username: 'alice',
+        first_name: 'Alice',
+        email: 'alice@example.com',
+        password_hash: 'scrypt$alice-hash',
+        is_admin: false,
+        is_suspended: false,
+        is_bootstrap: false,
+        created_at: at(1),
+        updated_at: at(2),
+      },
+      {
+        id: 4,
+        username: 'bob',
+        first_name: 'Bob',
+        email: 'bob@example.com',
+        password_hash: 'scrypt$bob-hash',
+        is_admin: false,
+        is_suspended: true,
+        is_bootstrap: false,
+        created_at: at(3),
+        updated_at: at(4),
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('access_requests')
+    .values([
+      { id: 3, email: 'carol@example.com', requested_username: 'carol', message: 'Hello', created_at: at(5) },
+      { id: 7, email: 'dan@example.com', requested_username: 'dan', message: null, created_at: at(6) },
+    ])
+    .execute();
+  await k
+    .insertInto('agents')
+    .values([
+      { id: 2, user_id: 2, title: 'Writer', prompt: 'Write well.', created_at: at(7), updated_at: at(7) },
+      { id: 5, user_id: 4, title: 'Planner', prompt: 'Plan ahead.', created_at: at(8), updated_at: at(9) },
+    ])
+    .execute();
+  const task = {
+    description: null,
+    due_date: null,
+    completed: false,
+    archived: false,
+    context_id: null,
+    notes: null,
+    ai_draft: null,
+    ai_assisted: false,
+    archived_at: null,
+  };
+  await k
+    .insertInto('tasks')
+    .values([
+      {
+        ...task,
+        id: 3,
+        user_id: 2,
+        title: 'Write the report',
+        description: 'Quarterly',
+        due_date: '2025-02-01',
+        position: -1,
+        context_id: 2,
+        notes: 'Some notes',
+        ai_draft: 'A draft',
+        ai_assisted: true,
+        created_at: at(10),
+        updated_at: at(11),
+      },
+      {
+        ...task,
+        id: 4,
+        user_id: 2,
+        title: 'Done and archived',
+        completed: true,
+        archived: true,
+        position: 0,
+        created_at: at(12),
+        updated_at: at(13),
+        archived_at: at(14),
+      },
+      {
+        ...task,
+        id: 9,
+        user_id: 4,
+        title: 'Bob’s task',
+        position: 0,
+        created_at: at(15),
+        updated_at: at(15),
+      },
+      {
+        ...task,
+        id: 10,
+        user_id: 4,
+        title: 'Bob’s other task',
+        position: 1,
+        created_at: at(16),
+        updated_at: at(16),
+      },
+    ])
+    .execute();
+  const contents = {
+    big: crypto.randomBytes(BIG_FILE_BYTES),
+    named: Buffer.from('%PDF-1.4 a small document'),
+    empty: Buffer.alloc(0),
+    notes: Buffer.from(`${TAMPER_MARKER}, in plain text`),
+  };
+  const files = [
+    {
+      id: 2,
+      task_id: 3,
+      user_id: 2,
+      original_name: 'big.bin',
+      content_type: 'application/octet-stream',
+      content: contents.big,
+    },
+    {
+      id: 3,
+      task_id: 3,
+      user_id: 2,
+      original_name: NON_ASCII_NAME,
+      content_type: 'application/pdf',
+      content: contents.named,
+    },
+    {
+      id: 5,
+      task_id: 4,
+      user_id: 2,
+      original_name: 'empty.txt',
+      content_type: 'text/plain',
+      content: contents.empty,
+    },
+    {
+      id: 6,
+      task_id: 9,
+      user_id: 4,
+      original_name: 'notes.txt',
+      content_type: 'text/plain',
+      content: contents.notes,
+    },
+  ];
+  for (const { content, ...row } of files) {
+    const { key, size } = await store.put(Readable.from([content]));
+    await k
+      .insertInto('files')
+      .values({ ...row, file_size: size, storage_key: key, created_at: at(20 + row.id) })
+      .execute();
+  }
+  await k
+    .insertInto('ai_credentials')
+    .values({
+      user_id: 2,
+      api_key_encrypted: createSecretBox({ dataDir }).encrypt(ALICE_API_KEY),
+      base_url: aiBaseUrl,
+      model: 'alice-model',
+      created_at: at(30),
+      updated_at: at(31),
+    })
+    .execute();
+  await k
+    .insertInto('audit_log')
+    .values([
+      {
+        id: 1,
+        actor_id: 1,
+        actor_username: 'admin',
+        action: 'user.create',
+        target_user_id: 2,
+        target_label: 'alice',
+        created_at: at(32),
+      },
+      {
+        id: 4,
+        actor_id: null,
+        actor_username: 'gone',
+        action: 'user.delete',
+        target_user_id: 3,
+        target_label: null,
+        created_at: at(33),
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('sessions')
+    .values({
+      id_hash: 'session-hash',
+      user_id: 2,
+      created_at: at(40),
+      last_used_at: at(40),
+      expires_at: at(50),
+    })
+    .execute();
+  await k
+    .insertInto('password_reset_tokens')
+    .values({ token_hash: 'token-hash', user_id: 2, created_at: at(40), expires_at: at(50), used_at: null })
+    .execute();
+  await k
+    .insertInto('rate_limits')
+    .values({ key: 'login:1.2.3.4', points: 3, expire: Date.now() + 60_000 })
+    .execute();
+  return { contents, files };
+}
+
+/** Every moved table's rows, in a form both dialects share (booleans as 0/1, timestamps as ISO strings). */
+async function dump(db: Db): Promise<Record<MovedTable, Record<string, unknown>[]>> {
+  const tables = {} as Record<MovedTable, Record<string, unknown>[]>;
+  for (const table of MOVED_TABLES) {
+    const rows = await db.kysely
+      .selectFrom(table)
+      .selectAll()
+      .orderBy(table === 'ai_credentials' ? 'user_id' : 'id')
+      .execute();
+    tables[table] = rows.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([column, value]) => [
+          column,
+          typeof value === 'boolean' ? Number(value) : value instanceof Date ? value.toISOString() : value,
+        ]),
+      ),
+    );
+  }
+  return tables;
+}
+
+/** Rows that differ by design after a move: storage keys are the target store's, API keys re-sealed. */
+function withoutInstanceSecrets(tables: Record<MovedTable, Record<string, unknown>[]>) {
+  return {
+    ...tables,
+    files: tables.files.map(({ storage_key: _key, ...row }) => row),
+    ai_credentials: tables.ai_credentials.map(({ api_key_encrypted: _sealed, ...row }) => row),
+  };
+}
+
+async function readAll(source: Readable | null): Promise<Buffer> {
+  if (!source) throw new Error('no stored content');
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Rewrites an uncompressed archive member by member, with a manifest whose checksums match the edit. */
+async function repack(
+  archive: string,
+  edit: (name: string, content: Buffer) => Buffer,
+  output: string,
+): Promise<void> {
+  const members: Array<{ name: string; content: Buffer }> = [];
+  const extract = tar.extract();
+  const reading = pipeline(Readable.from([await fs.readFile(archive)]), extract as unknown as Writable);
+  for await (const entry of extract) {
+    members.push({ name: entry.header.name, content: await readAll(entry as unknown as Readable) });
+  }
+  await reading;
+  const manifest = JSON.parse(
+    members.find((m) => m.name === MANIFEST_MEMBER)!.content.toString(),
+  ) as Manifest;
+  const edited = members
+    .filter((m) => m.name !== MANIFEST_MEMBER)
+    .map(({ name, content }) => ({ name, content: edit(name, content) }));
+  manifest.members = edited.map(({ name, content }) => ({
+    name,
+    size: content.length,
+    sha256: sha256(content),
+  }));
+  const pack = tar.pack();
+  const writing = pipeline(pack as unknown as Readable, (await fs.open(output, 'w')).createWriteStream());
+  for (const { name, content } of [
+    ...edited,
+    { name: MANIFEST_MEMBER, content: Buffer.from(JSON.stringify(manifest)) },
+  ]) {
+    pack.entry({ name }, content);
+  }
+  pack.finalize();
+  await writing;
+}
+
+async function tempDir(): Promise<string> {
+  return fs.mkdtemp(path.join(os.tmpdir(), 'tasklane-transfer-'));
+}
+
+describe.each(testDialects)('moving a deployment from SQLite and disk to %s and S3', (dialect) => {
+  let s3: TestS3;
+  let work: string;
+  let source: TestDatabase;
+  let target: TestDatabase;
+  let sourceInstance: Instance;
+  let targetInstance: Instance;
+  const prefix = 'moved/';
+
+  beforeEach(async () => {
+    s3 = await startTestS3({ prefix });
+    work = await tempDir();
+    source = await createTestDatabase('sqlite');
+    target = await createTestDatabase(dialect);
+    sourceInstance = {
+      db: source.db,
+      dataDir: source.dataDir,
+      store: createFileStore(loadConfig({ DATA_DIR: source.dataDir })),
+    };
+    const targetConfig = loadConfig({ DATA_DIR: target.dataDir, ...s3.env });
+    targetInstance = { db: target.db, dataDir: target.dataDir, store: createFileStore(targetConfig) };
+  });
+  afterEach(async () => {
+    await source.destroy();
+    await target.destroy();
+    await s3.close();
+    await fs.rm(work, { recursive: true, force: true });
+  });
+
+  const exportSource = (file: string) =>
+    exportArchive({
+      db: source.db,
+      store: sourceInstance.store,
+      aiKey: loadAiKey({ dataDir: source.dataDir }),
+      file,
+    });
+  const importIntoTarget = (file: string) =>
+    importArchive({
+      db: target.db,
+      store: targetInstance.store,
+      secrets: createSecretBox({ secret: TARGET_AI_SECRET, dataDir: target.dataDir }),
+      file,
+    });
+  const expectTargetEmpty = async () => {
+    const tables = await dump(target.db);
+    for (const table of MOVED_TABLES) expect(tables[table], table).toEqual([]);
+    expect(await s3.keys()).toEqual([]);
+  };
+
+  it('round-trips every record with its id and every file byte for byte', async () => {
+    const { contents, files } = await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar.gz');
+    const progress: number[] = [];
+    const exported = await exportArchive({
+      db: source.db,
+      store: sourceInstance.store,
+      aiKey: loadAiKey({ dataDir: source.dataDir }),
+      file: archive,
+      onProgress: ({ files: done }) => progress.push(done),
+    });
+    const bytes = Object.values(contents).reduce((total, content) => total + content.length, 0);
+    expect(exported).toMatchObject({ users: 3, tasks: 4, files: 4, bytes });
+    expect(progress).toEqual([1, 2, 3, 4]);
+    const raw = await fs.readFile(archive);
+    expect([raw[0], raw[1]]).toEqual([0x1f, 0x8b]);
+    expect((await fs.stat(archive)).mode & 0o777).toBe(0o600);
+    expect(zlib.gunzipSync(raw).includes(ALICE_API_KEY)).toBe(false);
+
+    const imported = await importIntoTarget(archive);
+    expect(imported).toMatchObject({
+      users: 3,
+      tasks: 4,
+      files: 4,
+      bytes: exported.bytes,
+      unreadableAiKeys: 0,
+    });
+
+    const before = await dump(source.db);
+    const after = await dump(target.db);
+    expect(withoutInstanceSecrets(after)).toEqual(withoutInstanceSecrets(before));
+    expect(after.files.map((row) => row.original_name)).toContain(NON_ASCII_NAME);
+    for (const table of ['sessions', 'password_reset_tokens', 'rate_limits'] as const) {
+      expect(await target.db.kysely.selectFrom(table).selectAll().execute(), table).toEqual([]);
+    }
+    // Every object is in the bucket under the key its row now names, with the same bytes.
+    expect(await s3.keys()).toEqual(after.files.map((row) => `${prefix}${row.storage_key}`).sort());
+    for (const row of after.files) {
+      const content = await readAll(await targetInstance.store.get(row.storage_key as string));
+      const original = Object.values(contents)[files.findIndex((file) => file.id === row.id)]!;
+      expect(content.length).toBe(original.length);
+      expect(sha256(content)).toBe(sha256(original));
+    }
+
+    // New rows get fresh ids after the imported ones (PostgreSQL identities were moved on).
+    const tasks = createTaskRepository(target.db.kysely, target.db.dialect);
+    const created = await tasks.insertAtTop({
+      user_id: 2,
+      title: 'After the move',
+      completed: false,
+      archived: false,
+      ai_assisted: false,
+    });
+    expect(created.id).toBeGreaterThan(10);
+    const user = await target.db.kysely
+      .insertInto('users')
+      .values({
+        username: 'erin',
+        first_name: 'Erin',
+        password_hash: 'x',
+        is_admin: false,
+        is_suspended: false,
+        is_bootstrap: false,
+        created_at: at(50),
+        updated_at: at(50),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(user.id).toBeGreaterThan(4);
+  });
+
+  it('reads an uncompressed archive too', async () => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar');
+    await exportSource(archive);
+    expect((await fs.readFile(archive)).subarray(257, 262).toString()).toBe('ustar');
+    expect(await importIntoTarget(archive)).toMatchObject({ users: 3, tasks: 4, files: 4 });
+  });
+
+  describe('a user’s own AI connection', () => {
+    let fake: FakeProvider;
+    beforeAll(async () => {
+      fake = await startFakeProvider();
+    });
+    afterAll(async () => fake.close());
+
+    it('still works on a target with another AI_SECRET', async () => {
+      await seed(sourceInstance, fake.baseUrl);
+      const archive = path.join(work, 'backup.tgz');
+      await exportSource(archive);
+      await importIntoTarget(archive);
+
+      const sealed = await target.db.kysely
+        .selectFrom('ai_credentials')
+        .select('api_key_encrypted')
+        .executeTakeFirstOrThrow();
+      expect(createSecretBox({ dataDir: source.dataDir }).decrypt(sealed.api_key_encrypted)).toBeUndefined();
+
+      const config = loadConfig({
+        DATA_DIR: target.dataDir,
+        AI_SECRET: TARGET_AI_SECRET,
+        AI_ALLOW_PRIVATE_BASE_URLS: 'true',
+      });
+      const agents = createAgentService({
+        agents: createAgentRepository(target.db.kysely),
+        secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
+        rateLimiter: createRateLimiter(target.db),
+        config: config.ai,
+        logger: pino({ level: 'silent' }),
+      });
+      expect(await agents.connection(2)).toEqual({
+        connected: true,
+        baseUrl: fake.baseUrl,
+        model: 'alice-model',
+        keyHint: ALICE_API_KEY.slice(-4),
+      });
+      const run = await agents.prepareRun(2, 3, null);
+      expect(await run()).toBe('Here is the draft.');
+      expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ALICE_API_KEY}`);
+      expect(fake.requests.at(-1)?.body.model).toBe('alice-model');
+    });
+  });
+
+  it('refuses a target that is not empty and changes nothing', async () => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar.gz');
+    await exportSource(archive);
+    await target.db.kysely
+      .insertInto('users')
+      .values({
+        id: 1,
+        username: 'admin',
+        first_name: 'Admin',
+        password_hash: 'target-hash',
+        is_admin: true,
+        is_suspended: false,
+        is_bootstrap: true,
+        created_at: at(0),
+        updated_at: at(0),
+      })
+      .execute();
+    const existing = await targetInstance.store.put(Readable.from([Buffer.from('already here')]));
+    const before = await dump(target.db);
+    const keysBefore = await s3.keys();
+
+    await expect(importIntoTarget(archive)).rejects.toThrow(/not empty.*nothing was changed/);
+    expect(await dump(target.db)).toEqual(before);
+    expect(await s3.keys()).toEqual(keysBefore);
+    expect(keysBefore).toEqual([`${prefix}${existing.key}`]);
+  });
+
+  it.each([
+    ['a file’s bytes', (content: Buffer) => content.indexOf(TAMPER_MARKER)],
+    ['a table', (content: Buffer) => content.indexOf('"alice"') + 1],
+  ])('refuses an archive with one byte of %s changed, leaving the target empty', async (_what, find) => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar');
+    await exportSource(archive);
+    const content = await fs.readFile(archive);
+    const offset = find(content);
+    expect(offset).toBeGreaterThan(0);
+    content[offset] = content[offset]! ^ 0x01;
+    await fs.writeFile(archive, content);
+
+    await expect(importIntoTarget(archive)).rejects.toThrow(/checksum/);
+    await expectTargetEmpty();
+  });
+
+  it('refuses an archive cut short, leaving the target empty', async () => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar.gz');
+    await exportSource(archive);
+    const content = await fs.readFile(archive);
+    await fs.writeFile(archive, content.subarray(0, Math.floor(content.length * 0.9)));
+
+    await expect(importIntoTarget(archive)).rejects.toThrow(/is not a complete Tasklane archive/);
+    await expectTargetEmpty();
+  });
+
+  it('refuses malformed rows, even with matching checksums, naming the row and column', async () => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar');
+    await exportSource(archive);
+    const edited = path.join(work, 'edited.tar');
+    await repack(
+      archive,
+      (name, content) => {
+        if (name !== 'tables/tasks.json') return content;
+        const rows = JSON.parse(content.toString()) as Array<Record<string, unknown>>;
+        rows[1]!.title = 42;
+        return Buffer.from(JSON.stringify(rows));
+      },
+      edited,
+    );
+
+    await expect(importIntoTarget(edited)).rejects.toThrow(
+      /tables\/tasks\.json in the archive: \[1\]\.title: /,
+    );
+    await expectTargetEmpty();
+  });
+
+  it('refuses what is not an archive', async () => {
+    const notAnArchive = path.join(work, 'notes.txt');
+    await fs.writeFile(
+      notAnArchive,
+      'just some text, long enough to be more than nothing at all '.repeat(20),
+    );
+    await expect(importIntoTarget(notAnArchive)).rejects.toThrow(/is not a complete Tasklane archive/);
+    await expect(importIntoTarget(path.join(work, 'missing.tar'))).rejects.toThrow(/cannot read .*ENOENT/);
+    await expectTargetEmpty();
+  });
+
+  it('does not export a file row whose bytes are gone, and leaves no archive behind', async () => {
+    await seed(sourceInstance);
+    const row = await source.db.kysely
+      .selectFrom('files')
+      .selectAll()
+      .where('id', '=', 3)
+      .executeTakeFirstOrThrow();
+    await sourceInstance.store.remove(row.storage_key);
+    const archive = path.join(work, 'backup.tar.gz');
+
+    await expect(exportSource(archive)).rejects.toThrow(/file 3 .* is missing from the file store/);
+    expect(await fs.readdir(work)).toEqual([]);
+  });
+});
+
+/** Each of these tests starts several processes, each loading the whole server bundle. */
+const CLI_TEST_TIMEOUT_MS = 60_000;
+
+describe.each(testDialects)('npm run cli into %s', (dialect) => {
+  let build: string;
+  beforeAll(async () => {
+    build = await tempDir();
+    const built = await runNode([path.resolve('scripts/build-server.mjs'), build], {});
+    expect(built.code, built.stderr).toBe(0);
+  });
+  afterAll(async () => fs.rm(build, { recursive: true, force: true }));
+
+  let work: string;
+  let target: TestDatabase | undefined;
+  beforeEach(async () => {
+    work = await tempDir();
+  });
+  afterEach(async () => {
+    await target?.destroy();
+    target = undefined;
+    await fs.rm(work, { recursive: true, force: true });
+  });
+
+  const cli = (args: string[], env: Record<string, string>) =>
+    runNode([path.join(build, 'cli.js'), ...args], env);
+
+  /** A stopped embedded instance with the seed's records, and a new target configured for `dialect`. */
+  async function prepare(): Promise<{ sourceDir: string; targetEnv: Record<string, string> }> {
+    const sourceDir = path.join(work, 'source');
+    const db = await openDatabase({ dataDir: sourceDir });
+    await seed({ db, dataDir: sourceDir, store: createFileStore(loadConfig({ DATA_DIR: sourceDir })) });
+    await db.close();
+    const targetDir = path.join(work, 'target');
+    if (dialect === 'sqlite') return { sourceDir, targetEnv: { DATA_DIR: targetDir } };
+    target = await createTestDatabase('postgres');
+    return { sourceDir, targetEnv: { DATA_DIR: targetDir, DATABASE_URL: target.databaseUrl! } };
+  }
+
+  it(
+    'exports and imports, ending each with a summary line',
+    async () => {
+      const { sourceDir, targetEnv } = await prepare();
+      const archive = path.join(work, 'backup.tar.gz');
+
+      const exported = await cli(['export', archive], { DATA_DIR: sourceDir });
+      expect(exported.stderr).toBe('');
+      expect(exported.code).toBe(0);
+      expect(exported.stdout).toMatch(/^exported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
+
+      const imported = await cli(['import', archive], targetEnv);
+      expect(imported.stderr).toBe('');
+      expect(imported.code).toBe(0);
+      expect(imported.stdout).toMatch(/^imported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
+
+      const again = await cli(['import', archive], targetEnv);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/^import failed: the target instance is not empty \(it has users\)/);
+      expect(again.stderr.trim().split('\n')).toHaveLength(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'says what is wrong in one line: usage, a running instance, a damaged archive',
+    async () => {
+      const { sourceDir, targetEnv } = await prepare();
+      for (const args of [[], ['backup', 'x.tar'], ['import', 'a.tar', 'extra']]) {
+        const usage = await cli(args, { DATA_DIR: sourceDir });
+        expect(usage.code, args.join(' ')).toBe(2);
+        expect(usage.stderr).toMatch(/^Usage: npm run cli -- <command> <file>/);
+      }
+
+      const running = await openDatabase({ dataDir: sourceDir });
+      try {
+        const locked = await cli(['export', path.join(work, 'backup.tar')], { DATA_DIR: sourceDir });
+        expect(locked.code).toBe(1);
+        expect(locked.stderr).toMatch(/^DATA_DIR .* is in use by another Tasklane process.*\n$/);
+      } finally {
+        await running.close();
+      }
+
+      const damaged = path.join(work, 'damaged.tar');
+      await fs.writeFile(damaged, 'not a tar at all '.repeat(100));
+      const refused = await cli(['import', damaged], targetEnv);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^import failed: .* is not a complete Tasklane archive .*\n$/);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
+
+async function runNode(args: string[], env: Record<string, string>) {
+  // Only what the child is given: none of this process's DATABASE_URL, S3_* or AI_SECRET.
+  const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
