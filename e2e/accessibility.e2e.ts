@@ -162,6 +162,22 @@ describeBrowser('accessibility of every screen', () => {
           await page.getByRole('article', { name: 'Call the plumber' }).getByText('Due today:').waitFor();
           await audit(check, 'list-full', 'Tasks');
 
+          // An error toast (the destructive variant) over the list.
+          const fragile = page.getByRole('article', { name: 'Plan next week' });
+          const taskCalls = (url: URL) => url.pathname.startsWith('/api/tasks/');
+          await page.route(taskCalls, (route) =>
+            route.request().method() === 'PATCH'
+              ? route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Broken"}' })
+              : route.fallback(),
+          );
+          await fragile.getByRole('checkbox', { name: 'Mark as complete' }).click();
+          await page
+            .getByRole('region', { name: /Notifications/ })
+            .getByText(ERRORS.updateStatus, { exact: true })
+            .waitFor();
+          await audit(check, 'toast-error');
+          await page.unroute(taskCalls);
+
           const card = page.getByRole('article', { name: 'Write the launch post' });
           await card.getByRole('button', { name: 'Expand task' }).click();
           await card.getByRole('textbox', { name: 'Notes' }).waitFor();
