@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginResponse } from '../src/common/auth';
 import type { TaskFile } from '../src/common/files';
 import type { Task } from '../src/common/tasks';
+import { createPgSchema, type PgSchema } from '../src/server/testing/database';
 import { startTestS3, type TestS3 } from '../src/server/testing/s3';
 import { ADMIN, type RunningServer, startServer } from './harness';
 
@@ -17,7 +18,7 @@ if (!BASE_URL && process.env.CI === 'true') throw new Error('TEST_DATABASE_URL i
  */
 describe.runIf(BASE_URL)('two instances on one database and one bucket', () => {
   let s3: TestS3;
-  let schema: string;
+  let schema: PgSchema;
   let a: RunningServer;
   let b: RunningServer;
   let headers: Record<string, string>;
@@ -27,16 +28,10 @@ describe.runIf(BASE_URL)('two instances on one database and one bucket', () => {
   beforeAll(async () => {
     s3 = await startTestS3({ prefix: 'files/' });
     // An empty schema: both instances run the migrations and the bootstrap at the same moment.
-    schema = `instances_${crypto.randomBytes(6).toString('hex')}`;
-    const client = admin();
-    await client.connect();
-    await client.query(`create schema ${schema}`);
-    await client.end();
-    const url = new URL(BASE_URL!);
-    url.searchParams.set('options', `-c search_path=${schema}`);
+    schema = await createPgSchema(BASE_URL!, 'instances');
     const env = {
       ...s3.env,
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: schema.url,
       AI_SECRET: 'the-same-secret-on-every-instance-0123456789',
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
@@ -51,10 +46,7 @@ describe.runIf(BASE_URL)('two instances on one database and one bucket', () => {
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await s3?.close();
-    const client = admin();
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
+    await schema?.drop();
   });
 
   const json = (server: RunningServer, method: string, path: string, body?: unknown) =>
@@ -68,7 +60,7 @@ describe.runIf(BASE_URL)('two instances on one database and one bucket', () => {
     const client = admin();
     await client.connect();
     try {
-      await client.query(`set search_path = ${schema}`);
+      await client.query(`set search_path = ${schema.name}`);
       return (await client.query(sql)).rows;
     } finally {
       await client.end();

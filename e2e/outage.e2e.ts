@@ -1,8 +1,7 @@
-import crypto from 'node:crypto';
-import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY } from '../src/common/spec';
+import { createPgSchema, type PgSchema } from '../src/server/testing/database';
 import { startTcpProxy, type TcpProxy } from '../src/server/testing/tcp-proxy';
 import {
   createTaskFromPage,
@@ -21,24 +20,17 @@ const BASE_URL = process.env.TEST_DATABASE_URL;
  * without a server restart once the database is back.
  */
 describe.runIf(BASE_URL)('the database going away, in the browser', () => {
-  let schema: string;
+  let schema: PgSchema;
   let proxy: TcpProxy;
   let server: RunningServer;
   let browser: Browser;
 
-  const admin = () => new pg.Client({ connectionString: BASE_URL });
-
   beforeAll(async () => {
-    schema = `outage_${crypto.randomBytes(6).toString('hex')}`;
-    const client = admin();
-    await client.connect();
-    await client.query(`create schema ${schema}`);
-    await client.end();
-    const target = new URL(BASE_URL!);
+    schema = await createPgSchema(BASE_URL!, 'outage');
+    const target = new URL(schema.url);
     proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
     target.hostname = '127.0.0.1';
     target.port = String(proxy.port);
-    target.searchParams.set('options', `-c search_path=${schema}`);
     [server, browser] = await Promise.all([
       startServer({ DATABASE_URL: target.toString() }),
       launchBrowser(),
@@ -48,10 +40,7 @@ describe.runIf(BASE_URL)('the database going away, in the browser', () => {
     await browser?.close();
     await server?.stop();
     await proxy?.close();
-    const client = admin();
-    await client.connect();
-    await client.query(`drop schema if exists ${schema} cascade`);
-    await client.end();
+    await schema?.drop();
   });
 
   it('shows one Reconnecting… notice and no error toast, then works again without a restart', async () => {

@@ -37,14 +37,8 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   }
   const baseUrl = process.env.TEST_DATABASE_URL;
   if (!baseUrl) throw new Error('TEST_DATABASE_URL is not set');
-  const schema = `test_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const databaseUrl = url.toString();
+  const schema = await createPgSchema(baseUrl);
+  const databaseUrl = schema.url;
   const db = await openDatabase({ databaseUrl, dataDir });
   return {
     db,
@@ -52,11 +46,33 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     databaseUrl,
     async destroy() {
       await db.close();
-      const client = new pg.Client({ connectionString: baseUrl });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
+      await schema.drop();
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface PgSchema {
+  name: string;
+  /** `baseUrl` with this schema as the search_path. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** An empty PostgreSQL schema of its own, so parallel tests (and server processes) never meet. */
+export async function createPgSchema(baseUrl: string, prefix = 'test'): Promise<PgSchema> {
+  const name = `${prefix}_${crypto.randomBytes(6).toString('hex')}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: baseUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create schema ${name}`);
+  const url = new URL(baseUrl);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return { name, url: url.toString(), drop: () => run(`drop schema if exists ${name} cascade`) };
 }
