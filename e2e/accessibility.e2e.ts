@@ -129,7 +129,7 @@ describeBrowser('accessibility of every screen', () => {
         }
       }, 120_000);
 
-      it(`passes axe on the signed-in screens: ${label}`, async () => {
+      it(`passes axe on the list and a card: ${label}`, async () => {
         const { context, page, check } = await open(theme, viewport, label);
         try {
           // Signed in: the list empty, then full.
@@ -191,6 +191,22 @@ describeBrowser('accessibility of every screen', () => {
           await page.getByRole('menuitem', { name: COPY.addFiles }).waitFor();
           await audit(check, 'files-menu-last-card');
           await page.keyboard.press('Escape');
+        } finally {
+          await context.close();
+        }
+      }, 120_000);
+
+      it(`passes axe on the menus, dialogs and archive: ${label}`, async () => {
+        const { context, page, check } = await open(theme, viewport, label);
+        try {
+          await page.goto('/');
+          await signIn(page);
+          await deleteAllTasks(page);
+          await createTaskFromPage(page, 'Plan next week');
+          const done = await createTaskFromPage(page, 'Done already');
+          await apiFromPage(page, 'PATCH', `/api/tasks/${done.id}`, { completed: true, archived: true });
+          await page.reload();
+          await page.getByRole('article', { name: 'Plan next week' }).waitFor();
 
           await page.getByRole('button', { name: COPY.addTask }).click();
           await page.getByRole('dialog', { name: COPY.addNewTask }).waitFor();
