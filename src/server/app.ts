@@ -26,6 +26,9 @@ import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
+import { createTokenRepository } from './tokens/repository';
+import { tokenRoutes } from './tokens/routes';
+import { createTokenService } from './tokens/service';
 
 export interface BuildAppOptions {
   config: Config;
@@ -64,7 +67,14 @@ export async function buildApp(
   const app = Fastify({
     logger:
       options.logger === undefined
-        ? { level: config.logLevel, redact: ['req.headers["user-session"]', 'req.headers["x-session-id"]'] }
+        ? {
+            level: config.logLevel,
+            redact: [
+              'req.headers["user-session"]',
+              'req.headers["x-session-id"]',
+              'req.headers.authorization',
+            ],
+          }
         : options.logger === true
           ? { level: config.logLevel }
           : options.logger,
@@ -100,7 +110,8 @@ export async function buildApp(
   const rateLimiter = createRateLimiter(db);
   const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
-  await app.register(sessionPlugin, { sessions, appUrl: config.appUrl });
+  const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
+  await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -118,7 +129,8 @@ export async function buildApp(
   await authRoutes(app, { auth, sessions, rateLimiter, config });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
   await tasksRoutes(app, { tasks });
-  await liveRoutes(app, { live, sessions });
+  await tokenRoutes(app, { tokens });
+  await liveRoutes(app, { live });
   await agentRoutes(app, {
     db: kysely,
     live,

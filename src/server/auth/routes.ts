@@ -10,10 +10,18 @@ import {
   resetPasswordBodySchema,
   sendPasswordBodySchema,
 } from '../../common/auth';
+import { DEVICE_SESSIONS_PATH, deviceSessionParamsSchema, deviceSessionSchema } from '../../common/tokens';
 import type { Config } from '../config';
-import { HttpError } from '../http/errors';
+import { HttpError, notFound } from '../http/errors';
 import { consumeAll, type RateLimiter, type RateLimitRule } from '../http/rate-limit';
-import { clearSessionCookie, currentUser, requireUser, setSessionCookie } from '../http/session';
+import {
+  clearSessionCookie,
+  currentUser,
+  refuseApiTokens,
+  requireSessionAuth,
+  requireUser,
+  setSessionCookie,
+} from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import { createLoginGuard } from './login-guard';
 import { AUTH_MESSAGES, type AuthService } from './service';
@@ -58,7 +66,10 @@ export async function authRoutes(
       await loginGuard.check(username, request.ip);
       let result: Awaited<ReturnType<typeof auth.login>>;
       try {
-        result = await auth.login(username, password);
+        result = await auth.login(username, password, {
+          userAgent: request.headers['user-agent'] ?? null,
+          ip: request.ip,
+        });
       } catch (error) {
         if (error instanceof HttpError && error.statusCode === 401)
           await loginGuard.fail(username, request.ip);
@@ -71,7 +82,8 @@ export async function authRoutes(
   );
 
   app.post('/api/auth/logout', async (request, reply) => {
-    if (request.session) await sessions.end(request.session.sessionId);
+    // An API token has no session to end (it is revoked under /api/tokens).
+    if (request.session?.via === 'session') await sessions.end(request.session.sessionId);
     clearSessionCookie(reply, secureCookie);
     return reply.code(204).send();
   });
@@ -84,13 +96,42 @@ export async function authRoutes(
 
   app.post(
     '/api/auth/change-password',
-    { schema: { body: changePasswordBodySchema, response: { 200: messageResponseSchema } } },
+    {
+      // An API token must not be able to take the account over.
+      onRequest: refuseApiTokens,
+      schema: { body: changePasswordBodySchema, response: { 200: messageResponseSchema } },
+    },
     async (request) => {
       const session = request.session
         ? { userId: request.session.user.id, idHash: request.session.idHash }
         : null;
       await auth.changePassword(session, request.body.currentPassword, request.body.newPassword);
       return { message: AUTH_MESSAGES.passwordChanged };
+    },
+  );
+
+  // "Your devices": the caller's sessions. A session only, never an API token.
+  app.get(
+    DEVICE_SESSIONS_PATH,
+    { onRequest: requireSessionAuth, schema: { response: { 200: z.array(deviceSessionSchema) } } },
+    async (request) => sessions.listForUser(currentUser(request).id, request.session?.idHash ?? null),
+  );
+
+  /** "Sign out everywhere else": every session of the caller but this one. */
+  app.delete(DEVICE_SESSIONS_PATH, { onRequest: requireSessionAuth }, async (request, reply) => {
+    await sessions.endAllForUser(currentUser(request).id, request.session?.idHash);
+    return reply.code(204).send();
+  });
+
+  /** Ending the current session is a sign-out. Another person's session is one that does not exist. */
+  app.delete(
+    `${DEVICE_SESSIONS_PATH}/:id`,
+    { onRequest: requireSessionAuth, schema: { params: deviceSessionParamsSchema } },
+    async (request, reply) => {
+      const endedHash = await sessions.endByPublicId(currentUser(request).id, request.params.id);
+      if (!endedHash) throw notFound('Session');
+      if (endedHash === request.session?.idHash) clearSessionCookie(reply, secureCookie);
+      return reply.code(204).send();
     },
   );
 

@@ -9,7 +9,7 @@ import type { Mailer } from '../mail/mailer';
 import { passwordResetMail } from '../mail/templates';
 import { generatePassword, hashPassword, verifyAgainstDummy, verifyPassword } from './passwords';
 import type { UserRepository } from './repository';
-import type { SessionStore } from './sessions';
+import type { SessionDevice, SessionStore } from './sessions';
 import { hashToken, newSecretToken } from './tokens';
 import { toPublicUser } from './users';
 
@@ -36,7 +36,7 @@ export interface AuthServiceDeps {
 
 export function createAuthService({ db, users, sessions, mailer, appUrl, logger }: AuthServiceDeps) {
   return {
-    async login(username: string, password: string): Promise<LoginResponse> {
+    async login(username: string, password: string, device?: SessionDevice): Promise<LoginResponse> {
       const user = await users.findByUsername(username);
       const valid = user
         ? await verifyPassword(password, user.password_hash)
@@ -44,7 +44,7 @@ export function createAuthService({ db, users, sessions, mailer, appUrl, logger 
       if (!user || !valid) throw new HttpError(401, ERRORS.invalidLogin);
       // Only someone who knows the password learns that the account is suspended.
       if (toBool(user.is_suspended)) throw forbidden(AUTH_MESSAGES.suspended);
-      const sessionId = await sessions.create(user.id);
+      const sessionId = await sessions.create(user.id, device);
       return { sessionId, user: toPublicUser(user) };
     },
 

@@ -1,21 +1,38 @@
+import crypto from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { DeviceSession } from '../../common/tokens';
 import type { Database, UserRow } from '../db/schema';
 import { toBool, toIso } from '../db/values';
 import { hashToken, newSecretToken } from './tokens';
 
 /** Refresh last use and sliding expiry at most this often, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
+/** A User-Agent is kept for people to recognise their devices, not as a blob store. */
+export const USER_AGENT_MAX = 400;
+
+/** Where a sign-in came from, shown in "Your devices". */
+export interface SessionDevice {
+  userAgent?: string | null;
+  ip?: string | null;
+}
+
+/** 16 random bytes, base64url: the id "Your devices" shows; it reveals nothing of the secret. */
+const newPublicId = (): string => crypto.randomBytes(16).toString('base64url');
 
 export interface SessionStore {
-  create(userId: number): Promise<string>;
+  create(userId: number, device?: SessionDevice): Promise<string>;
   resolve(sessionId: string): Promise<{ user: UserRow; idHash: string } | null>;
   end(sessionId: string): Promise<void>;
   endAllForUser(userId: number, exceptIdHash?: string): Promise<void>;
+  /** The user's live sessions, most recently seen first; `current` marks the one with this hash. */
+  listForUser(userId: number, currentIdHash: string | null): Promise<DeviceSession[]>;
+  /** Ends one of the user's sessions by its public id; the hash it had, or null when none matched. */
+  endByPublicId(userId: number, publicId: string): Promise<string | null>;
 }
 
 export function createSessionStore(db: Kysely<Database>, ttlMs: number): SessionStore {
   return {
-    async create(userId) {
+    async create(userId, device = {}) {
       const sessionId = newSecretToken();
       const now = Date.now();
       await db
@@ -26,6 +43,9 @@ export function createSessionStore(db: Kysely<Database>, ttlMs: number): Session
           created_at: new Date(now).toISOString(),
           last_used_at: new Date(now).toISOString(),
           expires_at: new Date(now + ttlMs).toISOString(),
+          public_id: newPublicId(),
+          user_agent: device.userAgent ? device.userAgent.slice(0, USER_AGENT_MAX) : null,
+          ip: device.ip || null,
         })
         .execute();
       return sessionId;
@@ -66,6 +86,47 @@ export function createSessionStore(db: Kysely<Database>, ttlMs: number): Session
       let query = db.deleteFrom('sessions').where('user_id', '=', userId);
       if (exceptIdHash) query = query.where('id_hash', '!=', exceptIdHash);
       await query.execute();
+    },
+
+    async listForUser(userId, currentIdHash) {
+      const rows = await db
+        .selectFrom('sessions')
+        .select(['id_hash', 'public_id', 'created_at', 'last_used_at', 'expires_at', 'user_agent', 'ip'])
+        .where('user_id', '=', userId)
+        .orderBy('last_used_at', 'desc')
+        .execute();
+      const now = Date.now();
+      const live = rows.filter((row) => new Date(toIso(row.expires_at)).getTime() > now);
+      for (const row of live) {
+        // Written by an instance older than migration 0004 (a rolling upgrade): give it its id now.
+        if (!row.public_id) {
+          row.public_id = newPublicId();
+          await db
+            .updateTable('sessions')
+            .set({ public_id: row.public_id })
+            .where('id_hash', '=', row.id_hash)
+            .where('public_id', 'is', null)
+            .execute();
+        }
+      }
+      return live.map((row) => ({
+        id: row.public_id as string,
+        createdAt: toIso(row.created_at),
+        lastSeenAt: toIso(row.last_used_at),
+        userAgent: row.user_agent,
+        ip: row.ip,
+        current: row.id_hash === currentIdHash,
+      }));
+    },
+
+    async endByPublicId(userId, publicId) {
+      const ended = await db
+        .deleteFrom('sessions')
+        .where('user_id', '=', userId)
+        .where('public_id', '=', publicId)
+        .returning('id_hash')
+        .executeTakeFirst();
+      return ended?.id_hash ?? null;
     },
   };
 }

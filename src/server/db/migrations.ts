@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import {
   type ColumnDefinitionBuilder,
   type Kysely,
@@ -232,6 +233,49 @@ function rateLimiterStore(): Migration {
   };
 }
 
+/**
+ * Issue 12: personal API tokens (hashed like session ids), and what "Your devices" shows of a
+ * session: a public id (random, not the secret), the user agent and address of the sign-in.
+ * Sessions from before get a public id here.
+ */
+function apiTokensAndDevices(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('api_tokens')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('token_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('expires_at', c.timestamp)
+        .addColumn('last_used_at', c.timestamp)
+        .execute();
+      await db.schema.createIndex('api_tokens_user_idx').on('api_tokens').column('user_id').execute();
+
+      // SQLite cannot add a NOT NULL column without a default: the application always writes one.
+      await db.schema.alterTable('sessions').addColumn('public_id', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('user_agent', 'text').execute();
+      await db.schema.alterTable('sessions').addColumn('ip', 'text').execute();
+      const existing = await db.selectFrom('sessions').select('id_hash').execute();
+      for (const { id_hash } of existing) {
+        await db
+          .updateTable('sessions')
+          .set({ public_id: crypto.randomBytes(16).toString('base64url') })
+          .where('id_hash', '=', id_hash)
+          .execute();
+      }
+      await db.schema
+        .createIndex('sessions_public_id_key')
+        .on('sessions')
+        .column('public_id')
+        .unique()
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -240,6 +284,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0001_initial': initial(dialect),
         '0002_task_versions': taskVersions(dialect),
         '0003_rate_limiter_store': rateLimiterStore(),
+        '0004_api_tokens_and_devices': apiTokensAndDevices(dialect),
       };
     },
   };

@@ -35,6 +35,27 @@ export interface SessionsTable {
   created_at: Timestamp;
   last_used_at: Timestamp;
   expires_at: Timestamp;
+  /**
+   * What "Your devices" calls the session (migration 0004): random, never the secret. Null only
+   * for a row written by an instance older than that migration; it is given one when listed.
+   */
+  public_id: string | null;
+  /** The browser's User-Agent at sign-in, at most 400 characters. */
+  user_agent: string | null;
+  /** The address the sign-in came from (request.ip). */
+  ip: string | null;
+}
+
+/** Personal API tokens (migration 0004): only the SHA-256 of the token is stored. */
+export interface ApiTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  created_at: Timestamp;
+  /** Null: never expires. */
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
 }
 
 export interface PasswordResetTokensTable {
@@ -129,6 +150,7 @@ export interface TaskVersionsTable {
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
+  api_tokens: ApiTokensTable;
   password_reset_tokens: PasswordResetTokensTable;
   access_requests: AccessRequestsTable;
   agents: AgentsTable;
@@ -147,4 +169,5 @@ export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type FileRow = Selectable<FilesTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;

@@ -32,6 +32,8 @@ const FIELDS = [
   'apiKey',
   'baseUrl',
   'model',
+  'name',
+  'expiresInDays',
 ];
 const HUGE = 'x'.repeat(1_000_000);
 const BODIES: Array<{ name: string; payload: string }> = [

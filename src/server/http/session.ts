@@ -10,9 +10,29 @@ export const SESSION_COOKIE = 'tasklane_session';
 
 export interface RequestSession {
   user: UserRow;
+  /**
+   * How the caller is authenticated: a sign-in `session` (header or cookie), or a personal API
+   * `token` (`Authorization: Bearer`), which account-security routes refuse (requireSessionAuth).
+   */
+  via: 'session' | 'token';
+  /** SHA-256 of the session id or of the token. */
   idHash: string;
+  /** The session id; empty for a token. */
   sessionId: string;
+  /** Whether the credential still holds (a long-lived stream asks now and then). */
+  stillValid(): Promise<boolean>;
 }
+
+/** Resolves a personal API token (src/server/tokens): its owner, or null when it does not hold. */
+export interface BearerTokenResolver {
+  resolve(token: string): Promise<{ user: UserRow; idHash: string } | null>;
+}
+
+export const BEARER_MESSAGES = {
+  invalid: 'This API token is invalid, revoked or expired.',
+  sessionRequired:
+    'An API token cannot do this: sign in to Tasklane in the browser to manage passwords, tokens and sessions.',
+} as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,17 +47,42 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The token of an `Authorization: Bearer <token>` header; undefined when there is no such header. */
+function bearerToken(request: FastifyRequest): string | undefined {
+  const authorization = headerValue(request, 'authorization');
+  if (!authorization) return undefined;
+  const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization.trim());
+  return match ? (match[1] ?? '').trim() : undefined;
+}
+
 /**
  * Resolves the caller's session from the `user-session` header, the `x-session-id`
  * header or the httpOnly cookie (DESIGN.md §4). A state-changing request carried by
  * the cookie alone must come from our own origin: that is the CSRF defence.
+ *
+ * An /api request with `Authorization: Bearer <token>` is authenticated by that personal API token
+ * alone (session headers and cookie are ignored); a token that does not hold is a 401 at once.
+ * No cookie is involved, so no same-origin check applies.
  */
-export const sessionPlugin = fp<{ sessions: SessionStore; appUrl: string }>(
-  async (app, { sessions, appUrl }) => {
+export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenResolver; appUrl: string }>(
+  async (app, { sessions, tokens, appUrl }) => {
     app.decorateRequest('session', null);
     const appOrigin = new URL(appUrl).origin;
 
     app.addHook('onRequest', async (request) => {
+      // Tokens are for the API: a health check or a page of the app is never refused over one.
+      const bearer = request.url.startsWith('/api/') ? bearerToken(request) : undefined;
+      if (bearer !== undefined) {
+        const resolved = bearer ? await tokens.resolve(bearer) : null;
+        if (!resolved) throw unauthorized(BEARER_MESSAGES.invalid);
+        request.session = {
+          ...resolved,
+          via: 'token',
+          sessionId: '',
+          stillValid: async () => (await tokens.resolve(bearer)) !== null,
+        };
+        return;
+      }
       const fromHeader = headerValue(request, SESSION_HEADER) || headerValue(request, SESSION_HEADER_ALT);
       const fromCookie = request.cookies[SESSION_COOKIE];
       const sessionId = fromHeader || fromCookie;
@@ -47,7 +92,12 @@ export const sessionPlugin = fp<{ sessions: SessionStore; appUrl: string }>(
       if (!fromHeader && !SAFE_METHODS.has(request.method) && !isSameOrigin(request, appOrigin)) {
         throw forbidden('Cross-site request refused.');
       }
-      request.session = { ...resolved, sessionId };
+      request.session = {
+        ...resolved,
+        via: 'session',
+        sessionId,
+        stillValid: async () => (await sessions.resolve(sessionId)) !== null,
+      };
     });
   },
   { name: 'session', dependencies: ['@fastify/cookie'] },
@@ -67,6 +117,24 @@ function isSameOrigin(request: FastifyRequest, appOrigin: string): boolean {
 /** preHandler: the caller must be signed in. */
 export async function requireUser(request: FastifyRequest): Promise<void> {
   if (!request.session) throw unauthorized();
+}
+
+/**
+ * onRequest/preHandler for account-security routes (password, API tokens, sessions, and later
+ * two-factor and passkeys): the caller must be signed in with a session; an API token gets 403.
+ */
+export async function requireSessionAuth(request: FastifyRequest): Promise<void> {
+  if (!request.session) throw unauthorized();
+  refuseApiToken(request);
+}
+
+/** Refuses an API token (403) and lets anything else through, for routes that answer 401 themselves. */
+export async function refuseApiTokens(request: FastifyRequest): Promise<void> {
+  refuseApiToken(request);
+}
+
+function refuseApiToken(request: FastifyRequest): void {
+  if (request.session?.via === 'token') throw forbidden(BEARER_MESSAGES.sessionRequired);
 }
 
 /** preHandler: the caller must be an administrator. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
-import type { SessionStore } from '../auth/sessions';
 import { currentUser, requireUser } from '../http/session';
 import type { LiveBus } from './bus';
 
@@ -13,10 +12,7 @@ const RETRY_MS = 3000;
  * GET /api/events: a server-sent event stream of `{invalidate: [queryKey, ...]}` for the signed-in
  * user. EventSource cannot send headers, so the browser is authenticated by the session cookie.
  */
-export async function liveRoutes(
-  app: FastifyInstance,
-  { live, sessions }: { live: LiveBus; sessions: SessionStore },
-) {
+export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus }) {
   const openStreams = new Set<() => void>();
   // Open streams never finish on their own, so they would hold up a graceful shutdown.
   app.addHook('preClose', async () => {
@@ -25,7 +21,7 @@ export async function liveRoutes(
 
   app.get(LIVE_EVENTS_PATH, { onRequest: requireUser }, async (request, reply) => {
     const userId = currentUser(request).id;
-    const sessionId = request.session?.sessionId ?? '';
+    const credential = request.session;
     reply.hijack();
     const res = reply.raw;
     // Keep the security headers the hooks set on the reply: a hijacked reply does not send them.
@@ -75,9 +71,10 @@ export async function liveRoutes(
     send(`retry: ${RETRY_MS}\n: connected\n\n`);
 
     heartbeat = setInterval(async () => {
-      // A stream outlives nothing it was opened with: a session ended since (logout, suspension) ends it.
-      const session = await sessions.resolve(sessionId).catch(() => null);
-      if (!session) return end();
+      // A stream outlives nothing it was opened with: a session ended since (logout, suspension) or
+      // a token revoked since ends it.
+      const valid = credential ? await credential.stillValid().catch(() => false) : false;
+      if (!valid) return end();
       send(': heartbeat\n\n');
     }, HEARTBEAT_MS);
   });

@@ -88,6 +88,15 @@ const COLUMNS = {
     created_at: 'timestamp',
     updated_at: 'timestamp',
   },
+  api_tokens: {
+    id: 'id',
+    user_id: 'id',
+    name: 'text',
+    token_hash: 'text',
+    created_at: 'timestamp',
+    expires_at: 'timestamp?',
+    last_used_at: 'timestamp?',
+  },
   access_requests: {
     id: 'id',
     email: 'text',

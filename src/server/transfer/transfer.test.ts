@@ -28,6 +28,7 @@ import { importArchive } from './import';
 /** What an archive must carry; named here, not taken from archive.ts, so the test checks that list too. */
 const MOVED_TABLES = [
   'users',
+  'api_tokens',
   'access_requests',
   'agents',
   'tasks',
@@ -231,6 +232,29 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       created_at: at(30),
       updated_at: at(31),
     })
+    .execute();
+  await k
+    .insertInto('api_tokens')
+    .values([
+      {
+        id: 1,
+        user_id: 2,
+        name: 'Phone shortcut',
+        token_hash: 'a'.repeat(64),
+        created_at: at(40),
+        expires_at: null,
+        last_used_at: at(41),
+      },
+      {
+        id: 3,
+        user_id: 2,
+        name: 'CI',
+        token_hash: 'b'.repeat(64),
+        created_at: at(42),
+        expires_at: at(400),
+        last_used_at: null,
+      },
+    ])
     .execute();
   await k
     .insertInto('audit_log')

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import {
+  apiTokenSchema,
+  createdTokenSchema,
+  createTokenBodySchema,
+  TOKENS_PATH,
+  tokenIdParamsSchema,
+} from '../../common/tokens';
+import { currentUser, requireSessionAuth } from '../http/session';
+import type { ZodTypeProvider } from '../http/zod';
+import type { TokenService } from './service';
+
+/** What the tokens feature is given by the app. */
+export interface TokenFeatureDeps {
+  tokens: TokenService;
+}
+
+/**
+ * Personal API tokens (issue 12). Managed only from a signed-in session: a token cannot list,
+ * mint or revoke tokens (403).
+ */
+export async function tokenRoutes(fastify: FastifyInstance, { tokens }: TokenFeatureDeps) {
+  await fastify.register(async (scope) => {
+    // onRequest, before body validation: a token or a stranger learns 403/401, nothing about bodies.
+    scope.addHook('onRequest', requireSessionAuth);
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+
+    app.get(TOKENS_PATH, { schema: { response: { 200: z.array(apiTokenSchema) } } }, async (request) =>
+      tokens.list(currentUser(request).id),
+    );
+
+    app.post(
+      TOKENS_PATH,
+      { schema: { body: createTokenBodySchema, response: { 201: createdTokenSchema } } },
+      async (request, reply) =>
+        reply.code(201).send(await tokens.create(currentUser(request).id, request.body)),
+    );
+
+    app.delete(`${TOKENS_PATH}/:id`, { schema: { params: tokenIdParamsSchema } }, async (request, reply) => {
+      await tokens.revoke(currentUser(request).id, request.params.id);
+      return reply.code(204).send();
+    });
+  });
+}

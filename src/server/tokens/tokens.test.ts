@@ -1,0 +1,445 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../auth/tokens';
+import { migrationProvider } from '../db/migrations';
+import { BEARER_MESSAGES } from '../http/session';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { createPgSchema, testDialects } from '../testing/database';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const bearer = (token: string, method: string, url: string, payload?: unknown, extra = {}) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { authorization: `Bearer ${token}`, ...extra },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+
+  async function mint(user: TestUser, body: unknown = { name: 'script' }) {
+    const response = await user.request('POST', '/api/tokens', body);
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json() as {
+      id: number;
+      name: string;
+      token: string;
+      createdAt: string;
+      expiresAt: string | null;
+    };
+  }
+
+  /** Signs the user in once more, as another device; returns that session's id. */
+  async function signInAgain(user: TestUser, userAgent = 'Another browser/1.0'): Promise<string> {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      headers: { 'user-agent': userAgent },
+      payload: { username: user.user.username, password: user.password },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().sessionId;
+  }
+
+  const asSession = (sessionId: string, method: string, url: string) =>
+    t.app.inject({ method: method as 'GET', url, headers: { 'user-session': sessionId } });
+
+  describe('tokens', () => {
+    it('creates a token shown once, lists it without secrets, and deletes it', async () => {
+      const user = await t.signUp();
+      const before = Date.now();
+      const created = await mint(user, { name: '  Backup script  ' });
+      expect(created).toEqual({
+        id: expect.any(Number),
+        name: 'Backup script',
+        token: expect.stringMatching(/^tl_[A-Za-z0-9_-]{43}$/),
+        createdAt: expect.any(String),
+        expiresAt: null,
+      });
+      expect(new Date(created.createdAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
+
+      const withExpiry = await mint(user, { name: 'ci', expiresInDays: 30 });
+      const expiresIn = new Date(withExpiry.expiresAt!).getTime() - new Date(withExpiry.createdAt).getTime();
+      expect(expiresIn).toBe(30 * DAY_MS);
+      expect(withExpiry.token).not.toBe(created.token);
+
+      const list = await user.request('GET', '/api/tokens');
+      expect(list.statusCode).toBe(200);
+      expect(list.json()).toEqual([
+        {
+          id: withExpiry.id,
+          name: 'ci',
+          createdAt: withExpiry.createdAt,
+          expiresAt: withExpiry.expiresAt,
+          lastUsedAt: null,
+        },
+        {
+          id: created.id,
+          name: 'Backup script',
+          createdAt: created.createdAt,
+          expiresAt: null,
+          lastUsedAt: null,
+        },
+      ]);
+      expect(list.body).not.toContain(created.token);
+      expect(list.body).not.toContain(withExpiry.token);
+      expect(list.body).not.toMatch(/hash|token"/i);
+
+      const removed = await user.request('DELETE', `/api/tokens/${created.id}`);
+      expect(removed.statusCode).toBe(204);
+      expect((await user.request('GET', '/api/tokens')).json().map((x: { id: number }) => x.id)).toEqual([
+        withExpiry.id,
+      ]);
+      expect((await user.request('DELETE', `/api/tokens/${created.id}`)).statusCode).toBe(404);
+    });
+
+    it('stores only the SHA-256 of the token', async () => {
+      const user = await t.signUp();
+      const { id, token } = await mint(user);
+      const row = await t.ctx.db.kysely
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(JSON.stringify(row)).not.toContain(token);
+      expect(row.token_hash).toBe(hashToken(token));
+    });
+
+    it('validates the name and the expiry', async () => {
+      const user = await t.signUp();
+      for (const body of [
+        {},
+        { name: '   ' },
+        { name: 'x'.repeat(101) },
+        { name: 42 },
+        { name: 'ok', expiresInDays: 0 },
+        { name: 'ok', expiresInDays: 366 },
+        { name: 'ok', expiresInDays: 1.5 },
+        { name: 'ok', expiresInDays: '7' },
+      ]) {
+        const response = await user.request('POST', '/api/tokens', body);
+        expect(response.statusCode, JSON.stringify(body)).toBe(400);
+        expect(response.json().message).toEqual(expect.any(String));
+      }
+      expect(
+        (await user.request('POST', '/api/tokens', { name: 'x'.repeat(100), expiresInDays: 365 })).statusCode,
+      ).toBe(201);
+      expect(
+        (await user.request('POST', '/api/tokens', { name: 'one day', expiresInDays: 1 })).statusCode,
+      ).toBe(201);
+    });
+
+    it('answers 404 for malformed token ids', async () => {
+      const user = await t.signUp();
+      for (const id of ['abc', '0', '-1', '1.5', '99999999999999999999']) {
+        const response = await user.request('DELETE', `/api/tokens/${id}`);
+        expect(response.statusCode, id).toBe(404);
+        expect(response.json().message).toEqual(expect.any(String));
+      }
+    });
+
+    it('keeps one person from seeing or revoking another person’s tokens', async () => {
+      const alice = await t.signUp();
+      const bob = await t.signUp();
+      const { id, token } = await mint(alice);
+      expect((await bob.request('GET', '/api/tokens')).json()).toEqual([]);
+      const response = await bob.request('DELETE', `/api/tokens/${id}`);
+      expect(response.statusCode).toBe(404);
+      expect(response.json().message).toEqual(expect.any(String));
+      expect((await bearer(token, 'GET', '/api/auth/me')).json().user.id).toBe(alice.user.id);
+    });
+  });
+
+  describe('Authorization: Bearer', () => {
+    it('works on GET and POST /api/tasks by itself, with no session or cookie', async () => {
+      const user = await t.signUp();
+      const { token } = await mint(user);
+      const created = await bearer(token, 'POST', '/api/tasks', { title: 'From a script' });
+      expect(created.statusCode, created.body).toBe(201);
+      const list = await bearer(token, 'GET', '/api/tasks');
+      expect(list.statusCode).toBe(200);
+      expect(list.json().map((task: { title: string }) => task.title)).toEqual(['From a script']);
+      // The same list the person sees in the browser.
+      expect((await user.request('GET', '/api/tasks')).json()).toEqual(list.json());
+      expect((await bearer(token, 'GET', '/api/auth/me')).json().user.id).toBe(user.user.id);
+    });
+
+    it('needs no same-origin check: no cookie is involved', async () => {
+      const user = await t.signUp();
+      const { token } = await mint(user);
+      const response = await bearer(
+        token,
+        'POST',
+        '/api/tasks',
+        { title: 'Cross-site script' },
+        { origin: 'https://elsewhere.example' },
+      );
+      expect(response.statusCode, response.body).toBe(201);
+    });
+
+    it('is authenticated by the token alone: session headers are ignored', async () => {
+      const alice = await t.signUp();
+      const bob = await t.signUp();
+      const { token } = await mint(alice);
+      const withBobsSession = await bearer(token, 'GET', '/api/auth/me', undefined, bob.headers);
+      expect(withBobsSession.json().user.id).toBe(alice.user.id);
+      // A bad token is refused even next to a valid session.
+      const badToken = await bearer('tl_not-a-real-token', 'GET', '/api/auth/me', undefined, bob.headers);
+      expect(badToken.statusCode).toBe(401);
+      expect(badToken.json().message).toBe(BEARER_MESSAGES.invalid);
+      expect((await bearer('', 'GET', '/api/tasks')).statusCode).toBe(401);
+      expect((await bearer(alice.sessionId, 'GET', '/api/tasks')).statusCode).toBe(401);
+      // Only the API looks at tokens: a health check with a stray header still answers.
+      expect((await bearer('tl_not-a-real-token', 'GET', '/healthz')).statusCode).toBe(200);
+    });
+
+    it('records the last use', async () => {
+      const user = await t.signUp();
+      const { token } = await mint(user);
+      const before = Date.now();
+      await bearer(token, 'GET', '/api/tasks');
+      const [listed] = (await user.request('GET', '/api/tokens')).json();
+      expect(new Date(listed.lastUsedAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    });
+
+    it('answers 401 at once to a revoked token', async () => {
+      const user = await t.signUp();
+      const { id, token } = await mint(user);
+      expect((await bearer(token, 'GET', '/api/tasks')).statusCode).toBe(200);
+      expect((await user.request('DELETE', `/api/tokens/${id}`)).statusCode).toBe(204);
+      const response = await bearer(token, 'GET', '/api/tasks');
+      expect(response.statusCode).toBe(401);
+      expect(response.json().message).toBe(BEARER_MESSAGES.invalid);
+    });
+
+    it('answers 401 to an expired token', async () => {
+      const user = await t.signUp();
+      const { id, token } = await mint(user, { name: 'short', expiresInDays: 1 });
+      expect((await bearer(token, 'GET', '/api/tasks')).statusCode).toBe(200);
+      await t.ctx.db.kysely
+        .updateTable('api_tokens')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', id)
+        .execute();
+      expect((await bearer(token, 'GET', '/api/tasks')).statusCode).toBe(401);
+    });
+
+    it('answers 401 to the token of a suspended or deleted user', async () => {
+      const admin = await t.signUp({ isAdmin: true });
+      const suspended = await t.signUp();
+      const deleted = await t.signUp();
+      const suspendedToken = (await mint(suspended)).token;
+      const deletedToken = (await mint(deleted)).token;
+
+      const suspend = await admin.request('PATCH', `/api/admin/users/${suspended.user.id}/suspend`);
+      expect(suspend.statusCode, suspend.body).toBe(200);
+      expect((await bearer(suspendedToken, 'GET', '/api/tasks')).statusCode).toBe(401);
+
+      expect((await admin.request('DELETE', `/api/admin/users/${deleted.user.id}`)).statusCode).toBe(204);
+      expect((await bearer(deletedToken, 'GET', '/api/tasks')).statusCode).toBe(401);
+    });
+
+    it('answers 403 on changing the password and on managing tokens and sessions', async () => {
+      const user = await t.signUp({ password: 'old-password' });
+      const { id, token } = await mint(user);
+      const calls: Array<[string, string, unknown?]> = [
+        [
+          'POST',
+          '/api/auth/change-password',
+          { currentPassword: 'old-password', newPassword: 'new-password' },
+        ],
+        ['GET', '/api/tokens'],
+        ['POST', '/api/tokens', { name: 'minted by a token' }],
+        ['DELETE', `/api/tokens/${id}`],
+        ['DELETE', '/api/tokens/abc'],
+        ['GET', '/api/auth/sessions'],
+        ['DELETE', '/api/auth/sessions'],
+        ['DELETE', '/api/auth/sessions/AAAAAAAAAAAAAAAAAAAAAA'],
+      ];
+      for (const [method, url, body] of calls) {
+        const response = await bearer(token, method, url, body);
+        expect(response.statusCode, `${method} ${url}`).toBe(403);
+        expect(response.json().message).toBe(BEARER_MESSAGES.sessionRequired);
+      }
+      // Nothing changed: the old password still signs in, the token still exists, the session lives.
+      expect((await signInAgain(user)).length).toBeGreaterThan(0);
+      expect((await user.request('GET', '/api/tokens')).json()).toHaveLength(1);
+      expect((await user.request('GET', '/api/auth/me')).statusCode).toBe(200);
+    });
+  });
+
+  describe('your devices', () => {
+    it('lists the sessions with the current one marked, its user agent and address', async () => {
+      const user = await t.signUp();
+      const other = await signInAgain(user, 'Mozilla/5.0 (Phone) Test/1.0');
+      const response = await user.request('GET', '/api/auth/sessions');
+      expect(response.statusCode).toBe(200);
+      const sessions = response.json();
+      expect(sessions).toHaveLength(2);
+      for (const session of sessions) {
+        expect(session).toEqual({
+          id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+          createdAt: expect.any(String),
+          lastSeenAt: expect.any(String),
+          userAgent: expect.any(String),
+          ip: '127.0.0.1',
+          current: expect.any(Boolean),
+        });
+      }
+      const current = sessions.find((s: { current: boolean }) => s.current);
+      const phone = sessions.find((s: { current: boolean }) => !s.current);
+      expect(current.userAgent).toBe('lightMyRequest');
+      expect(phone.userAgent).toBe('Mozilla/5.0 (Phone) Test/1.0');
+      // Neither the secrets nor their hashes leave.
+      for (const secret of [user.sessionId, other, hashToken(user.sessionId), hashToken(other)]) {
+        expect(response.body).not.toContain(secret);
+      }
+      const fromOther = (await asSession(other, 'GET', '/api/auth/sessions')).json();
+      expect(fromOther.find((s: { current: boolean }) => s.current).id).toBe(phone.id);
+    });
+
+    it('keeps at most 400 characters of the user agent', async () => {
+      const user = await t.signUp();
+      await signInAgain(user, `UA/${'x'.repeat(1000)}`);
+      const sessions = (await user.request('GET', '/api/auth/sessions')).json();
+      const long = sessions.find((s: { current: boolean }) => !s.current);
+      expect(long.userAgent).toHaveLength(400);
+    });
+
+    it('ends another session: its next request is a 401', async () => {
+      const user = await t.signUp();
+      const other = await signInAgain(user);
+      const phone = (await user.request('GET', '/api/auth/sessions'))
+        .json()
+        .find((s: { current: boolean }) => !s.current);
+      expect((await asSession(other, 'GET', '/api/tasks')).statusCode).toBe(200);
+      const response = await user.request('DELETE', `/api/auth/sessions/${phone.id}`);
+      expect(response.statusCode).toBe(204);
+      expect(String(response.headers['set-cookie'] ?? '')).not.toMatch(/tasklane_session=;/);
+      expect((await asSession(other, 'GET', '/api/tasks')).statusCode).toBe(401);
+      expect((await user.request('GET', '/api/tasks')).statusCode).toBe(200);
+      expect((await user.request('GET', '/api/auth/sessions')).json()).toHaveLength(1);
+    });
+
+    it('signs out everywhere else, keeping only the current session', async () => {
+      const user = await t.signUp();
+      const others = [await signInAgain(user), await signInAgain(user), await signInAgain(user)];
+      const bystander = await t.signUp();
+      expect((await user.request('GET', '/api/auth/sessions')).json()).toHaveLength(4);
+      expect((await user.request('DELETE', '/api/auth/sessions')).statusCode).toBe(204);
+      const left = (await user.request('GET', '/api/auth/sessions')).json();
+      expect(left).toHaveLength(1);
+      expect(left[0].current).toBe(true);
+      for (const other of others) expect((await asSession(other, 'GET', '/api/tasks')).statusCode).toBe(401);
+      expect((await bystander.request('GET', '/api/tasks')).statusCode).toBe(200);
+    });
+
+    it('ending the current session signs out and clears the cookie', async () => {
+      const user = await t.signUp();
+      const [current] = (await user.request('GET', '/api/auth/sessions')).json();
+      expect(current.current).toBe(true);
+      const response = await user.request('DELETE', `/api/auth/sessions/${current.id}`);
+      expect(response.statusCode).toBe(204);
+      expect(String(response.headers['set-cookie'])).toMatch(/tasklane_session=;/);
+      expect((await user.request('GET', '/api/auth/me')).statusCode).toBe(401);
+    });
+
+    it('answers 404 for another person’s session, an unknown or a malformed id', async () => {
+      const alice = await t.signUp();
+      const bob = await t.signUp();
+      const [alices] = (await alice.request('GET', '/api/auth/sessions')).json();
+      for (const id of [alices.id, 'AAAAAAAAAAAAAAAAAAAAAA', 'abc', '1', '%00']) {
+        const response = await bob.request('DELETE', `/api/auth/sessions/${id}`);
+        expect(response.statusCode, id).toBe(404);
+        expect(response.json().message).toEqual(expect.any(String));
+      }
+      expect((await alice.request('GET', '/api/tasks')).statusCode).toBe(200);
+    });
+
+    it('needs a session: 401 without one', async () => {
+      for (const [method, url] of [
+        ['GET', '/api/auth/sessions'],
+        ['DELETE', '/api/auth/sessions'],
+        ['DELETE', '/api/auth/sessions/AAAAAAAAAAAAAAAAAAAAAA'],
+        ['GET', '/api/tokens'],
+        ['POST', '/api/tokens'],
+        ['DELETE', '/api/tokens/1'],
+      ]) {
+        const response = await t.app.inject({ method: method as 'GET', url });
+        expect(response.statusCode, `${method} ${url}`).toBe(401);
+      }
+    });
+
+    it('gives a public id to a session written before the devices migration', async () => {
+      const user = await t.signUp();
+      await t.ctx.db.kysely
+        .updateTable('sessions')
+        .set({ public_id: null })
+        .where('id_hash', '=', hashToken(user.sessionId))
+        .execute();
+      const [session] = (await user.request('GET', '/api/auth/sessions')).json();
+      expect(session.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect((await user.request('GET', '/api/auth/sessions')).json()[0].id).toBe(session.id);
+    });
+  });
+});
+
+describe.each(testDialects)('migration 0004 on %s', (dialect) => {
+  it('gives every existing session a distinct public id', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tasklane-migration-'));
+    const schema = dialect === 'postgres' ? await createPgSchema(process.env.TEST_DATABASE_URL!) : null;
+    // biome-ignore lint/suspicious/noExplicitAny: the schema as it was before migration 0004
+    const db = new Kysely<any>({
+      dialect: schema
+        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) })
+        : new SqliteDialect({ database: new SqliteDatabase(path.join(dataDir, 'old.db')) }),
+    });
+    try {
+      const migrator = new Migrator({
+        db,
+        provider: migrationProvider(dialect),
+        ...(schema ? { migrationTableSchema: schema.name } : {}),
+      });
+      expect((await migrator.migrateTo('0003_rate_limiter_store')).error).toBeUndefined();
+      const now = new Date().toISOString();
+      await db
+        .insertInto('users')
+        .values({ username: 'old', first_name: 'old', password_hash: 'x', created_at: now, updated_at: now })
+        .execute();
+      const { id } = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+      for (const idHash of ['hash-a', 'hash-b']) {
+        await db
+          .insertInto('sessions')
+          .values({ id_hash: idHash, user_id: id, created_at: now, last_used_at: now, expires_at: now })
+          .execute();
+      }
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const rows = await db.selectFrom('sessions').select(['public_id', 'user_agent', 'ip']).execute();
+      expect(rows).toHaveLength(2);
+      for (const row of rows) {
+        expect(row.public_id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        expect(row.user_agent).toBeNull();
+        expect(row.ip).toBeNull();
+      }
+      expect(new Set(rows.map((row) => row.public_id)).size).toBe(2);
+    } finally {
+      await db.destroy();
+      await schema?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
