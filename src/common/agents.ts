@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { idParam, idSchema } from './ids';
 import { VALIDATION } from './spec';
-import { TASK_LIMITS } from './tasks';
 
 /** Field limits shared by the agent form and the routes. */
 export const AGENT_LIMITS = {
@@ -41,15 +41,7 @@ export const agentUpdateSchema = agentBodySchema
   .refine((v) => v.title !== undefined || v.prompt !== undefined, 'Title or prompt is required');
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
 
-/** Ids are 32-bit integer columns on PostgreSQL: anything larger cannot exist and must not reach a query. */
-const idSchema = (field: string) =>
-  z
-    .number()
-    .int(`${field} must be a whole number`)
-    .positive(`${field} must be a positive number`)
-    .max(TASK_LIMITS.idMax, `${field} is too large`);
-
-export const agentIdParamsSchema = z.object({ id: z.coerce.number().pipe(idSchema('id')) });
+export const agentIdParamsSchema = z.object({ id: idParam() });
 
 /**
  * Spec §3's AI execute payload. The server reads the title and description from the stored task

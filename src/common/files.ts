@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idParam } from './ids';
 import { LIMITS } from './spec';
 
 /** A file attached to a task, as the API returns it (spec §3). */
@@ -25,15 +26,8 @@ export const FILE_COUNTS_PATH = '/api/files/counts';
 /** The multipart field that carries the files, repeated once per file (spec §7). */
 export const UPLOAD_FIELD = 'files';
 
-/**
- * Ids stay inside PostgreSQL's integer range, so a huge number is a 404 and not a database error.
- * A path id that fails this answers 404 (the error handler), like an id that names nothing.
- */
-const MAX_ID = 2_147_483_647;
-const idParam = z.coerce.number().int().positive().max(MAX_ID);
-
-export const taskFilesParamsSchema = z.object({ taskId: idParam });
-export const fileParamsSchema = z.object({ id: idParam });
+export const taskFilesParamsSchema = z.object({ taskId: idParam('taskId') });
+export const fileParamsSchema = z.object({ id: idParam() });
 
 /** The query key and URL of a task's file list (spec §7); uploads and deletes invalidate it. */
 export const taskFilesPath = (taskId: number) => `/api/tasks/${taskId}/files`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idSchema } from './ids';
 import { VALIDATION } from './spec';
 
 /** A task as the API returns it (spec §3), plus timestamps. */
@@ -34,8 +35,6 @@ export const TASK_LIMITS = {
   notesMax: 50_000,
   aiDraftMax: 50_000,
   reorderMax: 10_000,
-  /** Ids are 32-bit integer columns on PostgreSQL: anything larger cannot exist and must not reach a query. */
-  idMax: 2_147_483_647,
 } as const;
 
 export const TASK_MESSAGES = {
@@ -85,13 +84,6 @@ const dueDateSchema = z
     if (!date) ctx.addIssue({ code: 'custom', message: TASK_MESSAGES.dueDateInvalid });
     return date ?? z.NEVER;
   });
-
-const idSchema = (field: string) =>
-  z
-    .number()
-    .int(`${field} must be a whole number`)
-    .positive(`${field} must be a positive number`)
-    .max(TASK_LIMITS.idMax, `${field} is too large`);
 
 /** An agent id, or '' / null for no agent (spec §4: "empty for no agent"). */
 const contextIdSchema = z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idParam } from './ids';
 
 /** Personal API tokens and "Your devices" (issue 12): the API contract, shared with the client. */
 
@@ -11,8 +12,6 @@ export const TOKEN_LIMITS = {
   expiresInDaysMax: 365,
   /** What every token starts with, so a leaked one is recognisable (secret scanners, logs). */
   prefix: 'tl_',
-  /** A path id larger than PostgreSQL's integer range cannot exist. */
-  idMax: 2_147_483_647,
 } as const;
 
 export const createTokenBodySchema = z.object({
@@ -57,13 +56,7 @@ export const createdTokenSchema = z.object({
 });
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
 
-export const tokenIdParamsSchema = z.object({
-  id: z.coerce
-    .number()
-    .int('id must be a whole number')
-    .min(1, 'id must be positive')
-    .max(TOKEN_LIMITS.idMax, 'id is too large'),
-});
+export const tokenIdParamsSchema = z.object({ id: idParam() });
 
 /** A signed-in session as "Your devices" lists it; `id` is a public id, never the session secret. */
 export const deviceSessionSchema = z.object({

@@ -7,18 +7,12 @@ import {
   createUserBodySchema,
   credentialsResponseSchema,
 } from '../../common/admin';
+import { idParam } from '../../common/ids';
 import { requireAdmin } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import { type Actor, type AdminServiceDeps, createAdminService } from './service';
 
-const idParams = z.object({
-  id: z.coerce
-    .number()
-    .int('id must be a whole number')
-    .min(1, 'id must be positive')
-    // PostgreSQL's integer range: a larger id cannot exist, and must not reach the query.
-    .max(2_147_483_647, 'id is too large'),
-});
+const idParams = z.object({ id: idParam() });
 
 /** Only behind requireAdmin, which guarantees the session. */
 const actorOf = (request: FastifyRequest): Actor => ({

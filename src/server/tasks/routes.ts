@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { MAX_ID } from '../../common/ids';
 import {
   ARCHIVED_TASKS_PATH,
   createTaskBodySchema,
   reorderBodySchema,
-  TASK_LIMITS,
   TASKS_PATH,
   taskSchema,
   updateTaskBodySchema,
@@ -19,7 +19,7 @@ const idParamsSchema = z.object({ id: z.string() });
 /** A path id that cannot name a task (not a number, out of range) is simply a task that is not there. */
 function taskId(raw: string): number {
   const id = /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
-  if (id < 1 || id > TASK_LIMITS.idMax) throw notFound('Task');
+  if (id < 1 || id > MAX_ID) throw notFound('Task');
   return id;
 }
 
