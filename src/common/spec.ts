@@ -194,6 +194,7 @@ export const COPY = {
   aiAgents: 'AI Agents',
   faq: 'FAQ',
   changePassword: 'Change Password',
+  security: 'Security',
   logOut: 'Log Out',
   manageAgents: 'Manage Agents',
   tutorial: 'Tutorial',

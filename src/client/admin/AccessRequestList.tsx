@@ -3,8 +3,8 @@ import type { AccessRequest } from '../../common/admin';
 import { ERRORS } from '../../common/spec';
 import { Button } from '../ui/button';
 import { ConfirmButton } from '../ui/confirm-button';
+import { formatDate, QueryList, Section } from '../ui/section';
 import { approveAccessRequest, denyAccessRequest, useAccessRequests, useAdminAction } from './api';
-import { formatDate, QueryList, Section } from './Section';
 import { showCredentials, showFailure } from './toasts';
 
 // Promises rather than mutate's callbacks: the refetch removes the row, and with it those callbacks.

@@ -1,7 +1,7 @@
 import type { AuditAction, AuditEntry } from '../../common/admin';
 import { Accordion, AccordionContent, AccordionItem, AccordionTrigger } from '../ui/accordion';
+import { QueryList } from '../ui/section';
 import { useAuditLog } from './api';
-import { QueryList } from './Section';
 
 const VERBS: Record<AuditAction, string> = {
   'user.create': 'created the account',

@@ -5,8 +5,8 @@ import { useSession } from '../lib/session';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { ConfirmButton } from '../ui/confirm-button';
+import { formatDate, QueryList, Section } from '../ui/section';
 import { deleteUser, resendInvite, toggleSuspended, useAdminAction, useAdminUsers } from './api';
-import { formatDate, QueryList, Section } from './Section';
 import { showCredentials, showFailure } from './toasts';
 
 // Promises rather than mutate's callbacks: those are dropped once the row unmounts, which the refetch may do first.

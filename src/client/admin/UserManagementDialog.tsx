@@ -7,10 +7,10 @@ import {
   DialogHeader,
   DialogTitle,
 } from '../ui/dialog';
+import { Section } from '../ui/section';
 import { AccessRequestList } from './AccessRequestList';
 import { ActivityLog } from './ActivityLog';
 import { CreateUserForm } from './CreateUserForm';
-import { Section } from './Section';
 import { UserList } from './UserList';
 
 /** Admins' dialog (spec §2, §6): create users, manage them, review access requests. */

@@ -7,6 +7,7 @@ import {
   LogOutIcon,
   MoonIcon,
   PlugIcon,
+  ShieldCheckIcon,
   SunIcon,
   UserCogIcon,
 } from 'lucide-react';
@@ -39,7 +40,11 @@ const ChangePasswordDialog = lazy(() =>
   import('../auth/ChangePasswordDialog').then((m) => ({ default: m.ChangePasswordDialog })),
 );
 
-type DialogName = 'users' | 'agents' | 'connect-ai' | 'faq' | 'password';
+const SecurityDialog = lazy(() =>
+  import('../security/SecurityDialog').then((m) => ({ default: m.SecurityDialog })),
+);
+
+type DialogName = 'users' | 'agents' | 'connect-ai' | 'faq' | 'password' | 'security';
 
 export type SettingsMenuProps = {
   /** False on the archive page, whose menu offers neither (spec §2). */
@@ -113,6 +118,10 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <KeyRoundIcon aria-hidden />
             {COPY.changePassword}
           </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('security')}>
+            <ShieldCheckIcon aria-hidden />
+            {COPY.security}
+          </DropdownMenuItem>
           {withLogoutAndTheme && (
             <>
               <DropdownMenuSeparator />
@@ -134,6 +143,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
         {mounted.has('connect-ai') && <ConnectAiDialog {...dialogProps('connect-ai')} />}
         {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
         {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
+        {mounted.has('security') && <SecurityDialog {...dialogProps('security')} />}
       </Suspense>
     </>
   );

@@ -1,11 +1,11 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Button } from '../ui/button';
-import { Skeleton } from '../ui/skeleton';
+import { Button } from './button';
+import { Skeleton } from './skeleton';
 
 type SectionProps = { title: string; count?: number; children: ReactNode };
 
-/** One titled part of the User Management dialog. */
+/** One titled part of a dialog (User Management, Security). */
 export function Section({ title, count, children }: SectionProps) {
   return (
     <section aria-label={title} className="grid gap-3">

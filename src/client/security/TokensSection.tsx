@@ -1,0 +1,163 @@
+import { zodResolver } from '@hookform/resolvers/zod';
+import { CheckIcon, CopyIcon, KeyRoundIcon, Trash2Icon } from 'lucide-react';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { z } from 'zod';
+import { type ApiToken, type CreatedToken, createTokenBodySchema } from '../../common/tokens';
+import { errorMessage } from '../lib/api';
+import { cn } from '../lib/cn';
+import { Button } from '../ui/button';
+import { ConfirmButton } from '../ui/confirm-button';
+import { FormAlert, FormField, SubmitButton } from '../ui/form';
+import { fieldClasses, Input } from '../ui/input';
+import { formatDate, QueryList, Section } from '../ui/section';
+import { useSubmitError } from '../ui/use-submit-error';
+import { toast } from '../ui/use-toast';
+import { apiTokensKey, createApiToken, revokeApiToken, useApiTokens, useSecurityAction } from './api';
+
+const EXPIRY_CHOICES = [
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: 'One year' },
+  { value: 'never', label: 'Never' },
+] as const;
+
+const tokenFormSchema = z.object({
+  name: createTokenBodySchema.shape.name,
+  expires: z.enum(EXPIRY_CHOICES.map((choice) => choice.value)),
+});
+type TokenForm = z.infer<typeof tokenFormSchema>;
+const EMPTY: TokenForm = { name: '', expires: '90' };
+
+/** The new token, shown this once with a copy button. */
+function NewToken({ token, onDone }: { token: CreatedToken; onDone: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () =>
+    navigator.clipboard.writeText(token.token).then(
+      () => setCopied(true),
+      () =>
+        toast({ title: 'Could not copy: select the token and copy it yourself.', variant: 'destructive' }),
+    );
+  return (
+    <div role="status" className="grid gap-2 rounded-lg border border-primary/40 bg-primary/5 px-4 py-3">
+      <p className="text-sm font-medium">
+        Your new token '{token.name}'. Copy it now: it is not shown again.
+      </p>
+      <div className="flex gap-2">
+        <Input
+          readOnly
+          aria-label={`API token ${token.name}`}
+          value={token.token}
+          className="font-mono text-xs"
+          onFocus={(event) => event.currentTarget.select()}
+        />
+        <Button type="button" variant="outline" onClick={() => void copy()}>
+          {copied ? <CheckIcon aria-hidden /> : <CopyIcon aria-hidden />}
+          {copied ? 'Copied' : 'Copy'}
+        </Button>
+      </div>
+      <div>
+        <Button type="button" variant="link" size="sm" className="h-auto px-0" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+function TokenRow({ token }: { token: ApiToken }) {
+  const revoke = useSecurityAction(revokeApiToken, apiTokensKey);
+  return (
+    <li
+      aria-label={token.name}
+      className="flex flex-col gap-3 rounded-lg border bg-card px-4 py-3 sm:flex-row sm:items-center sm:justify-between"
+    >
+      <div className="flex min-w-0 items-start gap-3">
+        <KeyRoundIcon aria-hidden className="mt-0.5 size-5 shrink-0 text-muted-foreground" />
+        <div className="grid min-w-0 gap-1">
+          <span className="truncate font-medium">{token.name}</span>
+          <p className="text-sm text-muted-foreground">
+            Created {formatDate(token.createdAt)} ·{' '}
+            {token.expiresAt ? `Expires ${formatDate(token.expiresAt)}` : 'Never expires'} ·{' '}
+            {token.lastUsedAt ? `Last used ${formatDate(token.lastUsedAt)}` : 'Never used'}
+          </p>
+        </div>
+      </div>
+      <ConfirmButton
+        title={`Revoke '${token.name}'?`}
+        description="Anything using this token stops working at once. This cannot be undone."
+        confirmLabel="Revoke"
+        onConfirm={() =>
+          revoke.mutateAsync(token.id).then(
+            () => toast({ title: `Token '${token.name}' revoked.` }),
+            (error) =>
+              toast({ title: errorMessage(error, 'Could not revoke the token.'), variant: 'destructive' }),
+          )
+        }
+      >
+        <Button variant="outline" size="sm" disabled={revoke.isPending} aria-label={`Revoke ${token.name}`}>
+          <Trash2Icon aria-hidden />
+          Revoke
+        </Button>
+      </ConfirmButton>
+    </li>
+  );
+}
+
+/** Personal API tokens: scripts and MCP assistants act as the person through one of these. */
+export function TokensSection() {
+  const tokens = useApiTokens();
+  const create = useSecurityAction(createApiToken, apiTokensKey);
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const failure = useSubmitError();
+  const {
+    register,
+    handleSubmit,
+    reset,
+    formState: { errors, isSubmitting },
+  } = useForm<TokenForm>({ resolver: zodResolver(tokenFormSchema), defaultValues: EMPTY });
+
+  const onSubmit = handleSubmit(async ({ name, expires }) => {
+    failure.clear();
+    try {
+      const token = await create.mutateAsync({
+        name,
+        expiresInDays: expires === 'never' ? null : Number(expires),
+      });
+      setCreated(token);
+      reset(EMPTY);
+    } catch (error) {
+      failure.report(errorMessage(error, 'Could not create the token.'));
+    }
+  });
+
+  return (
+    <Section title="API tokens" count={tokens.data?.length}>
+      <p className="text-sm text-muted-foreground">
+        A token lets a script or an AI assistant use Tasklane as you, with{' '}
+        <code className="text-xs">Authorization: Bearer</code>. It cannot change your password or security
+        settings.
+      </p>
+      {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+      <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
+        <FormAlert className="sm:col-span-3">{failure.error}</FormAlert>
+        <FormField label="Token name" error={errors.name?.message}>
+          <Input placeholder="e.g. Claude Desktop" autoComplete="off" {...register('name')} />
+        </FormField>
+        <FormField label="Expires after" error={errors.expires?.message}>
+          <select className={cn(fieldClasses, 'h-9')} {...register('expires')}>
+            {EXPIRY_CHOICES.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        <SubmitButton pending={isSubmitting}>Create token</SubmitButton>
+      </form>
+      <QueryList query={tokens} what="your API tokens" empty="You have no API tokens.">
+        {(items) => items.map((token) => <TokenRow key={token.id} token={token} />)}
+      </QueryList>
+    </Section>
+  );
+}
