@@ -104,6 +104,14 @@ describe('configuration', () => {
         OIDC_AUTO_CREATE: 'true',
       }).oidc,
     ).toMatchObject({ name: 'Acme ID', autoCreate: true });
+    expect(
+      loadConfig({
+        OIDC_ISSUER: 'https://id.example.com',
+        OIDC_CLIENT_ID: 'a',
+        OIDC_CLIENT_SECRET: 'b',
+        OIDC_NAME: '',
+      }).oidc?.name,
+    ).toBe('SSO');
   });
 
   it('derives APP_URL from PORT and trims a trailing slash', () => {

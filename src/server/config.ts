@@ -90,7 +90,12 @@ const envSchema = z.object({
     .or(z.literal('').transform(() => undefined)),
   OIDC_CLIENT_ID: optionalString,
   OIDC_CLIENT_SECRET: optionalString,
-  OIDC_NAME: z.string().trim().min(1).max(40, 'must be at most 40 characters').default('SSO'),
+  OIDC_NAME: z
+    .string()
+    .trim()
+    .max(40, 'must be at most 40 characters')
+    .default('SSO')
+    .transform((name) => name || 'SSO'),
   OIDC_AUTO_CREATE: flag.default(false),
 });
 
