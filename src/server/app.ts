@@ -4,9 +4,14 @@ import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import type { CustomFetch } from 'openid-client';
+import { OIDC_PATHS } from '../common/sign-in';
 import { adminRoutes } from './admin/routes';
 import { createSecretBox } from './agents/crypto';
 import { agentRoutes } from './agents/routes';
+import { createOidcClient } from './auth/oidc-client';
+import { oidcRoutes } from './auth/oidc-routes';
+import { createOidcSignIn } from './auth/oidc-service';
 import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
@@ -38,6 +43,8 @@ export interface BuildAppOptions {
   clientDir?: string;
   mailer?: Mailer;
   logger?: FastifyBaseLogger | boolean;
+  /** Tests only: how single sign-on reaches their provider (one that trusts their CA). */
+  oidcFetch?: CustomFetch;
 }
 
 /** Every route the app serves: the robustness test walks them all. */
@@ -128,6 +135,11 @@ export async function buildApp(
   });
 
   await authRoutes(app, { auth, sessions, rateLimiter, config });
+  await oidcRoutes(app, {
+    oidc: createOidc(config, kysely, users, logger, options.oidcFetch),
+    sessions,
+    config,
+  });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
   await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
   await tokenRoutes(app, { tokens });
@@ -163,6 +175,34 @@ export async function buildApp(
   app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => live.close());
   return { app, ctx: { config, db, logger, users, auth, fileStore, live }, routes };
+}
+
+/** Single sign-on's client and sign-in rules when OIDC_ISSUER is set; its metadata is fetched now, in the background. */
+function createOidc(
+  config: Config,
+  db: Db['kysely'],
+  users: UserRepository,
+  logger: FastifyBaseLogger,
+  fetch?: CustomFetch,
+) {
+  if (!config.oidc) return undefined;
+  const client = createOidcClient({
+    issuer: config.oidc.issuer,
+    clientId: config.oidc.clientId,
+    clientSecret: config.oidc.clientSecret,
+    redirectUri: `${config.appUrl}${OIDC_PATHS.callback}`,
+    logger,
+    fetch,
+  });
+  client.warmUp();
+  const signIn = createOidcSignIn({
+    db,
+    users,
+    autoCreate: config.oidc.autoCreate,
+    providerName: config.oidc.name,
+    logger,
+  });
+  return { client, signIn };
 }
 
 /** The built SPA's files; hashed assets are cached for good, the rest revalidated. */

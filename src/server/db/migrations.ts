@@ -277,6 +277,33 @@ function apiTokensAndDevices(dialect: DialectName): Migration {
 }
 
 /**
+ * Issue 12, single sign-on: which OpenID Connect identity (issuer and subject) belongs to which user.
+ * One identity names one user; a user may have more (another provider, later).
+ */
+function oidcIdentities(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('oidc_identities')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('issuer', 'text', (col) => col.notNull())
+        .addColumn('subject', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('last_used_at', c.timestamp)
+        .addUniqueConstraint('oidc_identities_issuer_subject_key', ['issuer', 'subject'])
+        .execute();
+      await db.schema
+        .createIndex('oidc_identities_user_idx')
+        .on('oidc_identities')
+        .column('user_id')
+        .execute();
+    },
+  };
+}
+
+/**
  * Issue 13: checklist items, and what search reads. `search_text` holds the searchable words of a
  * task (title, description, notes) or an item, folded (lower case, no accents) by the application
  * (src/server/tasks/search.ts): neither database folds accents without an extension. Tasks keep
@@ -345,6 +372,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0002_task_versions': taskVersions(dialect),
         '0003_rate_limiter_store': rateLimiterStore(),
         '0004_api_tokens_and_devices': apiTokensAndDevices(dialect),
+        '0007_oidc_identities': oidcIdentities(dialect),
         '0008_search_and_checklists': searchAndChecklists(dialect),
       };
     },

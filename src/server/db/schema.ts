@@ -58,6 +58,17 @@ export interface ApiTokensTable {
   last_used_at: NullableTimestamp;
 }
 
+/** Single sign-on (migration 0007): the OpenID Connect identity (issuer, subject) linked to a user. */
+export interface OidcIdentitiesTable {
+  id: Generated<number>;
+  user_id: number;
+  issuer: string;
+  /** The provider's `sub` claim: stable for the person, unlike their e-mail. */
+  subject: string;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+}
+
 export interface PasswordResetTokensTable {
   token_hash: string;
   user_id: number;
@@ -170,6 +181,7 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   api_tokens: ApiTokensTable;
+  oidc_identities: OidcIdentitiesTable;
   password_reset_tokens: PasswordResetTokensTable;
   access_requests: AccessRequestsTable;
   agents: AgentsTable;

@@ -97,6 +97,14 @@ const COLUMNS = {
     expires_at: 'timestamp?',
     last_used_at: 'timestamp?',
   },
+  oidc_identities: {
+    id: 'id',
+    user_id: 'id',
+    issuer: 'text',
+    subject: 'text',
+    created_at: 'timestamp',
+    last_used_at: 'timestamp?',
+  },
   access_requests: {
     id: 'id',
     email: 'text',

@@ -29,6 +29,7 @@ import { importArchive } from './import';
 const MOVED_TABLES = [
   'users',
   'api_tokens',
+  'oidc_identities',
   'access_requests',
   'agents',
   'tasks',
@@ -252,6 +253,27 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         token_hash: 'b'.repeat(64),
         created_at: at(42),
         expires_at: at(400),
+        last_used_at: null,
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('oidc_identities')
+    .values([
+      {
+        id: 2,
+        user_id: 2,
+        issuer: 'https://id.example.com',
+        subject: 'alice-sub',
+        created_at: at(43),
+        last_used_at: at(44),
+      },
+      {
+        id: 5,
+        user_id: 4,
+        issuer: 'https://id.example.com/realms/other',
+        subject: '4b0e7c1a',
+        created_at: at(45),
         last_used_at: null,
       },
     ])
