@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { noContentSchema } from '../../common/api';
 import { MAX_ID } from '../../common/ids';
 import {
   ARCHIVED_TASKS_PATH,
   createTaskBodySchema,
   reorderBodySchema,
   TASKS_PATH,
+  type Task,
   taskSchema,
   updateTaskBodySchema,
 } from '../../common/tasks';
@@ -34,20 +36,53 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: TaskService }) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  // The lists come serialised (and often cached) from the service: Task[] as JSON bytes.
-  app.get(TASKS_PATH, { onRequest: requireUser }, async (request, reply) =>
-    reply.type(JSON_TYPE).send(await tasks.activeListJson(currentUser(request).id)),
+  // The lists come serialised (and often cached) from the service: Task[] as JSON bytes, which
+  // Fastify sends as they are (a Buffer is never serialised); the schema describes them.
+  const taskList = { 200: z.array(taskSchema) };
+  const taskListBytes = (json: Buffer) => json as unknown as Task[];
+  app.get(
+    TASKS_PATH,
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your tasks',
+        description: 'Ordered by position; the active list is the ones neither completed nor archived.',
+        tags: ['Tasks'],
+        operationId: 'listTasks',
+        response: taskList,
+      },
+    },
+    async (request, reply) =>
+      reply.type(JSON_TYPE).send(taskListBytes(await tasks.activeListJson(currentUser(request).id))),
   );
 
-  app.get(ARCHIVED_TASKS_PATH, { onRequest: requireUser }, async (request, reply) =>
-    reply.type(JSON_TYPE).send(await tasks.archivedListJson(currentUser(request).id)),
+  app.get(
+    ARCHIVED_TASKS_PATH,
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your archived tasks',
+        description: 'Most recently archived first.',
+        tags: ['Tasks'],
+        operationId: 'listArchivedTasks',
+        response: taskList,
+      },
+    },
+    async (request, reply) =>
+      reply.type(JSON_TYPE).send(taskListBytes(await tasks.archivedListJson(currentUser(request).id))),
   );
 
   app.get(
     `${TASKS_PATH}/:id`,
     {
       onRequest: requireUser,
-      schema: { params: idParamsSchema, response: { 200: taskSchema } },
+      schema: {
+        summary: 'One task',
+        tags: ['Tasks'],
+        operationId: 'getTask',
+        params: idParamsSchema,
+        response: { 200: taskSchema },
+      },
       ...plainJson,
     },
     async (request) => tasks.get(currentUser(request).id, taskId(request.params.id)),
@@ -57,7 +92,15 @@ export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: 
     TASKS_PATH,
     {
       onRequest: requireUser,
-      schema: { body: createTaskBodySchema, response: { 201: taskSchema } },
+      schema: {
+        summary: 'Create a task',
+        description:
+          'It goes to the top of the active list. `userId` and `position` are accepted and ignored.',
+        tags: ['Tasks'],
+        operationId: 'createTask',
+        body: createTaskBodySchema,
+        response: { 201: taskSchema },
+      },
       ...plainJson,
     },
     async (request, reply) => reply.code(201).send(await tasks.create(currentUser(request).id, request.body)),
@@ -67,7 +110,15 @@ export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: 
     `${TASKS_PATH}/:id`,
     {
       onRequest: requireUser,
-      schema: { params: idParamsSchema, body: updateTaskBodySchema, response: { 200: taskSchema } },
+      schema: {
+        summary: 'Change a task',
+        description: 'Any of the fields; completing a task archives it, reopening restores it.',
+        tags: ['Tasks'],
+        operationId: 'updateTask',
+        params: idParamsSchema,
+        body: updateTaskBodySchema,
+        response: { 200: taskSchema },
+      },
       ...plainJson,
     },
     async (request) => tasks.update(currentUser(request).id, taskId(request.params.id), request.body),
@@ -75,7 +126,17 @@ export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: 
 
   app.delete(
     `${TASKS_PATH}/:id`,
-    { onRequest: requireUser, schema: { params: idParamsSchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Delete a task',
+        description: 'Its files are deleted with it.',
+        tags: ['Tasks'],
+        operationId: 'deleteTask',
+        params: idParamsSchema,
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       await tasks.remove(currentUser(request).id, taskId(request.params.id));
       return reply.code(204).send();
@@ -86,7 +147,14 @@ export async function tasksRoutes(fastify: FastifyInstance, { tasks }: { tasks: 
     `${TASKS_PATH}/reorder`,
     {
       onRequest: requireUser,
-      schema: { body: reorderBodySchema, response: { 200: reorderBodySchema } },
+      schema: {
+        summary: 'Reorder the active list',
+        description: 'All or part of your active task ids in their new order, applied at once or not at all.',
+        tags: ['Tasks'],
+        operationId: 'reorderTasks',
+        body: reorderBodySchema,
+        response: { 200: reorderBodySchema },
+      },
       ...plainJson,
     },
     async (request) => ({ taskIds: await tasks.reorder(currentUser(request).id, request.body.taskIds) }),
