@@ -115,18 +115,13 @@ export const createTaskBodySchema = z
     position: z.number().optional(),
     contextId: contextIdSchema.optional().transform((v) => v ?? null),
   })
-  // A request example for the API document (the API tests send it). Not `examples`: Zod gives
-  // those to the output side of a schema that transforms; @fastify/swagger puts these on the body.
+  // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
+  // those to the output side of a schema that transforms.
   .meta({
-    'x-examples': {
-      report: {
-        summary: 'A task with a description and a due date',
-        value: {
-          title: 'Write the quarterly report',
-          description: 'Figures from finance first',
-          dueDate: '2026-12-01',
-        },
-      },
+    example: {
+      title: 'Write the quarterly report',
+      description: 'Figures from finance first',
+      dueDate: '2026-12-01',
     },
   });
 export type CreateTaskBody = z.input<typeof createTaskBodySchema>;
