@@ -101,3 +101,14 @@ export const accessRequestBodySchema = z.object({
 export type AccessRequestBody = z.input<typeof accessRequestBodySchema>;
 
 export const messageResponseSchema = z.object({ message: z.string() });
+
+/**
+ * GET /api/auth/providers: the ways to sign in this server offers besides a password, for the login
+ * screen (public). Each sign-in method adds its own field.
+ */
+export const AUTH_PROVIDERS_PATH = '/api/auth/providers';
+export const authProvidersSchema = z.object({
+  /** False when APP_URL cannot carry passkeys (an IP address, or plain HTTP away from localhost). */
+  passkeys: z.boolean(),
+});
+export type AuthProviders = z.infer<typeof authProvidersSchema>;

@@ -7,6 +7,9 @@ import { sql } from 'kysely';
 import { adminRoutes } from './admin/routes';
 import { createSecretBox } from './agents/crypto';
 import { agentRoutes } from './agents/routes';
+import { createPasskeyService } from './auth/passkeys';
+import { createPasskeyRepository } from './auth/passkeys-repository';
+import { passkeyRoutes } from './auth/passkeys-routes';
 import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
@@ -111,6 +114,11 @@ export async function buildApp(
   const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
+  const passkeys = createPasskeyService({
+    passkeys: createPasskeyRepository(kysely),
+    sessions,
+    appUrl: config.appUrl,
+  });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -127,6 +135,7 @@ export async function buildApp(
   });
 
   await authRoutes(app, { auth, sessions, rateLimiter, config });
+  await passkeyRoutes(app, { passkeys, rateLimiter, config });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
   await tasksRoutes(app, { tasks });
   await tokenRoutes(app, { tokens });

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  AUTH_PROVIDERS_PATH,
   accessRequestBodySchema,
+  authProvidersSchema,
   changePasswordBodySchema,
   loginBodySchema,
   loginResponseSchema,
@@ -24,6 +26,7 @@ import {
 } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import { createLoginGuard } from './login-guard';
+import { relyingPartyFor } from './passkeys';
 import { AUTH_MESSAGES, type AuthService } from './service';
 import type { SessionStore } from './sessions';
 import { toPublicUser } from './users';
@@ -80,6 +83,11 @@ export async function authRoutes(
       return result;
     },
   );
+
+  /** Public: which sign-in buttons the login screen shows besides the password form. */
+  app.get(AUTH_PROVIDERS_PATH, { schema: { response: { 200: authProvidersSchema } } }, async () => ({
+    passkeys: relyingPartyFor(config.appUrl) !== null,
+  }));
 
   app.post('/api/auth/logout', async (request, reply) => {
     // An API token has no session to end (it is revoked under /api/tokens).
