@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY } from '../../common/spec';
 import { AuthCard } from './AuthCard';
+import { PasskeySignIn } from './PasskeySignIn';
 import { RequestAccessForm } from './RequestAccessForm';
 import { SendPasswordForm } from './SendPasswordForm';
 import { SignInForm } from './SignInForm';
@@ -41,6 +42,7 @@ export function LoginScreen() {
           onRequestAccess={() => switchTo('requestAccess')}
         />
       )}
+      {mode === 'signIn' && <PasskeySignIn />}
       {mode === 'sendPassword' && <SendPasswordForm onBack={backToSignIn} />}
       {mode === 'requestAccess' && <RequestAccessForm onBack={backToSignIn} />}
     </AuthCard>

@@ -1,5 +1,7 @@
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
 import type {
   AccessRequestBody,
+  AuthProviders,
   ChangePasswordBody,
   LoginBody,
   LoginResponse,
@@ -10,9 +12,11 @@ import type {
 import { SESSION_HEADER_ALT } from '../../common/spec';
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
+import { loadWebAuthn } from '../lib/webauthn';
 
 // Answers are typed, not parsed: the server's response schemas shape them, and parsing here would
-// put Zod on the login screen (see lib/lazy-zod-resolver.ts).
+// put Zod on the login screen (see lib/lazy-zod-resolver.ts). For the same reason the paths below are
+// written out rather than imported from src/common, whose modules load Zod.
 
 /** Signs in and stores the session, which shows the main screen. */
 export async function signIn(body: LoginBody): Promise<void> {
@@ -71,4 +75,32 @@ export async function resetPassword(body: ResetPasswordBody): Promise<string> {
   const text = await message(await apiRequest('POST', '/api/auth/reset-password', body));
   clearSession();
   return text;
+}
+
+let providers: Promise<AuthProviders> | undefined;
+/** The sign-in methods besides the password that this server offers; asked once per page load. */
+export function getAuthProviders(): Promise<AuthProviders> {
+  providers ??= apiRequest('GET', '/api/auth/providers')
+    .then((res) => res.json() as Promise<AuthProviders>)
+    .catch((error: unknown) => {
+      providers = undefined;
+      throw error;
+    });
+  return providers;
+}
+
+/**
+ * 'Sign in with a passkey': the browser asks the person to pick one of their passkeys for this site
+ * (no username), the server checks it and answers as a password sign-in does.
+ */
+export async function signInWithPasskey(): Promise<void> {
+  const [{ startAuthentication }, res] = await Promise.all([
+    loadWebAuthn(),
+    apiRequest('POST', '/api/auth/passkeys/login/options'),
+  ]);
+  const { options } = (await res.json()) as { options: PublicKeyCredentialRequestOptionsJSON };
+  const response = await startAuthentication({ optionsJSON: options });
+  const login = await apiRequest('POST', '/api/auth/passkeys/login', { response });
+  const { sessionId, user } = (await login.json()) as LoginResponse;
+  setSession(sessionId, user);
 }
