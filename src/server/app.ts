@@ -27,6 +27,7 @@ import { serializerCompiler, validatorCompiler } from './http/zod';
 import { createLiveBus, type LiveBus } from './live/bus';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
+import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
 import { createTokenRepository } from './tokens/repository';
@@ -137,7 +138,7 @@ export async function buildApp(
   await authRoutes(app, { auth, sessions, rateLimiter, config });
   await passkeyRoutes(app, { passkeys, rateLimiter, config });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
-  await tasksRoutes(app, { tasks });
+  await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
   await tokenRoutes(app, { tokens });
   await liveRoutes(app, { live });
   await agentRoutes(app, {

@@ -135,6 +135,25 @@ export interface TasksTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   archived_at: NullableTimestamp;
+  /** Title, description and notes folded for search (src/server/tasks/search.ts); migration 0008. */
+  search_text: string | null;
+  /** How many checklist items the task has, and how many are done (kept with every item change). */
+  checklist_total: Generated<number>;
+  checklist_done: Generated<number>;
+}
+
+/** A step of a task (migration 0008); the owner is repeated from the task for scoped queries. */
+export interface ChecklistItemsTable {
+  id: Generated<number>;
+  task_id: number;
+  user_id: number;
+  title: string;
+  done: Bool;
+  position: number;
+  /** The title folded for search. */
+  search_text: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface FilesTable {
@@ -193,6 +212,7 @@ export interface Database {
   agents: AgentsTable;
   tasks: TasksTable;
   task_versions: TaskVersionsTable;
+  checklist_items: ChecklistItemsTable;
   files: FilesTable;
   ai_credentials: AiCredentialsTable;
   audit_log: AuditLogTable;
@@ -205,6 +225,7 @@ export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
 export type AgentRow = Selectable<AgentsTable>;
+export type ChecklistItemRow = Selectable<ChecklistItemsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
