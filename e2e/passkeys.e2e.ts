@@ -90,7 +90,7 @@ describeBrowser('passkeys', () => {
     await expectNoSeriousAxeViolations(page, 'Security with a passkey');
     await screenshot(page, 'passkeys-security-light');
 
-    await page.keyboard.press('Escape');
+    await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await menu(page).click();
     await page.getByRole('menuitem', { name: COPY.logOut }).click();
