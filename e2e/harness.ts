@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -36,11 +37,36 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+export interface StartServerOptions {
+  /**
+   * Serve at http://localhost:<port>, with APP_URL saying so, instead of http://127.0.0.1:<port>:
+   * passkeys need a host name (and localhost is a secure context over plain HTTP).
+   */
+  hostName?: boolean;
+}
+
+/** A port nobody listens on now, for a server that must know its own address before it starts. */
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /** Starts the built server on a free port with a fresh DATA_DIR. */
-export async function startServer(env: Record<string, string> = {}): Promise<RunningServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  { hostName = false }: StartServerOptions = {},
+): Promise<RunningServer> {
   const main = path.join(DIST, 'server', 'main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-e2e-'));
+  const port = hostName ? await freePort() : 0;
+  const atHostName = hostName ? { PORT: String(port), APP_URL: `http://localhost:${port}` } : {};
   let output = '';
   const child: ChildProcess = spawn(process.execPath, [main], {
     env: {
@@ -53,6 +79,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       LOG_LEVEL: 'warn',
       AUTH_RATE_LIMIT_PER_IP: '10000',
       AUTH_RATE_LIMIT_PER_ACCOUNT: '10000',
+      ...atHostName,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,7 +96,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       const match = output.match(/running at (http:\/\/[^\s]+)/);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]!);
+        resolve(hostName ? `http://localhost:${port}` : match[1]!);
       }
     };
     child.stdout?.on('data', check);
@@ -142,7 +169,7 @@ export async function signIn(
 ) {
   await page.getByLabel('Username').fill(username);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign In' }).click();
+  await page.getByRole('button', { name: 'Sign In', exact: true }).click();
   await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
 }
 

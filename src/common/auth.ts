@@ -103,10 +103,14 @@ export type AccessRequestBody = z.input<typeof accessRequestBodySchema>;
 export const messageResponseSchema = z.object({ message: z.string() });
 
 /**
- * `GET /api/auth/providers`: the ways to sign in besides a password, for the login screen. An object,
- * so a way can be added as a field. `oidc` is null unless single sign-on is configured (OIDC_ISSUER).
+ * `GET /api/auth/providers`: the ways to sign in this server offers besides a password, for the
+ * login screen (public). An object, so each sign-in method adds its own field.
  */
+export const AUTH_PROVIDERS_PATH = '/api/auth/providers';
 export const authProvidersSchema = z.object({
+  /** False when APP_URL cannot carry passkeys (an IP address, or plain HTTP away from localhost). */
+  passkeys: z.boolean(),
+  /** Null unless single sign-on is configured (OIDC_ISSUER). */
   oidc: z.object({ name: z.string() }).nullable(),
 });
 export type AuthProviders = z.infer<typeof authProvidersSchema>;

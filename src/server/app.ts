@@ -12,6 +12,9 @@ import { agentRoutes } from './agents/routes';
 import { createOidcClient } from './auth/oidc-client';
 import { oidcRoutes } from './auth/oidc-routes';
 import { createOidcSignIn } from './auth/oidc-service';
+import { createPasskeyService } from './auth/passkeys';
+import { createPasskeyRepository } from './auth/passkeys-repository';
+import { passkeyRoutes } from './auth/passkeys-routes';
 import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
@@ -120,6 +123,11 @@ export async function buildApp(
   const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
+  const passkeys = createPasskeyService({
+    passkeys: createPasskeyRepository(kysely),
+    sessions,
+    appUrl: config.appUrl,
+  });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
   // Before the routes: it learns each one as it is added, and writes the document at ready.
   await registerOpenApi(app);
@@ -143,6 +151,7 @@ export async function buildApp(
     sessions,
     config,
   });
+  await passkeyRoutes(app, { passkeys, rateLimiter, config });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
   await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
   await tokenRoutes(app, { tokens });

@@ -3,6 +3,7 @@ import { flushSync } from 'react-dom';
 import { COPY } from '../../common/spec';
 import { AuthCard } from './AuthCard';
 import { OidcSignIn } from './OidcSignIn';
+import { PasskeySignIn } from './PasskeySignIn';
 import { RequestAccessForm } from './RequestAccessForm';
 import { SendPasswordForm } from './SendPasswordForm';
 import { SignInForm } from './SignInForm';
@@ -42,7 +43,21 @@ export function LoginScreen() {
           onRequestAccess={() => switchTo('requestAccess')}
         />
       )}
-      {mode === 'signIn' && <OidcSignIn />}
+      {mode === 'signIn' && (
+        // The other ways to sign in; the divider shows once one of them offers a button or link.
+        <div className="group mt-4 grid gap-3">
+          <div
+            aria-hidden
+            className="hidden items-center gap-3 text-xs text-muted-foreground uppercase group-has-[a,button]:flex"
+          >
+            <span className="h-px flex-1 bg-border" />
+            or
+            <span className="h-px flex-1 bg-border" />
+          </div>
+          <OidcSignIn />
+          <PasskeySignIn />
+        </div>
+      )}
       {mode === 'sendPassword' && <SendPasswordForm onBack={backToSignIn} />}
       {mode === 'requestAccess' && <RequestAccessForm onBack={backToSignIn} />}
     </AuthCard>

@@ -3,7 +3,7 @@ import type { AuthProviders } from '../../common/auth';
 import { isOidcErrorCode, OIDC_ERRORS, OIDC_PATHS, SIGN_IN_ERROR_PARAM } from '../../common/sign-in';
 import { Button } from '../ui/button';
 import { FormAlert } from '../ui/form';
-import { fetchAuthProviders } from './api';
+import { getAuthProviders } from './api';
 
 /** The words of a failed single sign-on the server sent the browser back with (`?signInError=<code>`). */
 function signInError(): string | undefined {
@@ -30,32 +30,25 @@ export function OidcSignIn() {
 
   useEffect(() => {
     forgetSignInError();
-    const controller = new AbortController();
-    fetchAuthProviders(controller.signal).then(
-      (providers) => setOidc(providers.oidc),
-      () => {
-        // Unreachable or refused: the password form is still there.
-      },
+    let current = true;
+    getAuthProviders().then(
+      (providers) => current && setOidc(providers.oidc),
+      // Unreachable or refused: the password form is still there.
+      () => undefined,
     );
-    return () => controller.abort();
+    return () => {
+      current = false;
+    };
   }, []);
 
-  if (!oidc && !error) return null;
   return (
-    <div className="mt-4 grid gap-4">
+    <>
       <FormAlert>{error}</FormAlert>
       {oidc && (
-        <>
-          <div className="flex items-center gap-3 text-xs text-muted-foreground">
-            <span className="h-px flex-1 bg-border" />
-            or
-            <span className="h-px flex-1 bg-border" />
-          </div>
-          <Button asChild variant="outline" className="w-full">
-            <a href={OIDC_PATHS.start}>Sign in with {oidc.name}</a>
-          </Button>
-        </>
+        <Button asChild variant="outline" className="w-full">
+          <a href={OIDC_PATHS.start}>Sign in with {oidc.name}</a>
+        </Button>
       )}
-    </div>
+    </>
   );
 }

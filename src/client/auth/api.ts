@@ -1,20 +1,24 @@
-import type {
-  AccessRequestBody,
-  AuthProviders,
-  ChangePasswordBody,
-  LoginBody,
-  LoginResponse,
-  PublicUser,
-  ResetPasswordBody,
-  SendPasswordBody,
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/browser';
+import {
+  type AccessRequestBody,
+  AUTH_PROVIDERS_PATH,
+  type AuthProviders,
+  type ChangePasswordBody,
+  type LoginBody,
+  type LoginResponse,
+  type PublicUser,
+  type ResetPasswordBody,
+  type SendPasswordBody,
 } from '../../common/auth';
 import { OIDC_HANDOFF_COOKIE, OIDC_PATHS } from '../../common/sign-in';
 import { SESSION_HEADER_ALT } from '../../common/spec';
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
+import { loadWebAuthn } from '../lib/webauthn';
 
 // Answers are typed, not parsed: the server's response schemas shape them, and parsing here would
-// put Zod on the login screen (see lib/lazy-zod-resolver.ts).
+// put Zod on the login screen (see lib/lazy-zod-resolver.ts). For the same reason the paths below are
+// written out rather than imported from src/common, whose modules load Zod.
 
 /** Signs in and stores the session, which shows the main screen. */
 export async function signIn(body: LoginBody): Promise<void> {
@@ -75,11 +79,32 @@ export async function resetPassword(body: ResetPasswordBody): Promise<string> {
   return text;
 }
 
-/** The ways to sign in besides a password (single sign-on when the server has a provider). */
-export async function fetchAuthProviders(signal?: AbortSignal): Promise<AuthProviders> {
-  return (await (
-    await apiRequest('GET', '/api/auth/providers', undefined, { signal })
-  ).json()) as AuthProviders;
+let providers: Promise<AuthProviders> | undefined;
+/** The sign-in methods besides the password that this server offers; asked once per page load. */
+export function getAuthProviders(): Promise<AuthProviders> {
+  providers ??= apiRequest('GET', AUTH_PROVIDERS_PATH)
+    .then((res) => res.json() as Promise<AuthProviders>)
+    .catch((error: unknown) => {
+      providers = undefined;
+      throw error;
+    });
+  return providers;
+}
+
+/**
+ * 'Sign in with a passkey': the browser asks the person to pick one of their passkeys for this site
+ * (no username), the server checks it and answers as a password sign-in does.
+ */
+export async function signInWithPasskey(): Promise<void> {
+  const [{ startAuthentication }, res] = await Promise.all([
+    loadWebAuthn(),
+    apiRequest('POST', '/api/auth/passkeys/login/options'),
+  ]);
+  const { options } = (await res.json()) as { options: PublicKeyCredentialRequestOptionsJSON };
+  const response = await startAuthentication({ optionsJSON: options });
+  const login = await apiRequest('POST', '/api/auth/passkeys/login', { response });
+  const { sessionId, user } = (await login.json()) as LoginResponse;
+  setSession(sessionId, user);
 }
 
 /**

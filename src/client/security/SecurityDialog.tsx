@@ -8,6 +8,7 @@ import {
   DialogTitle,
 } from '../ui/dialog';
 import { DevicesSection } from './DevicesSection';
+import { PasskeysSection } from './PasskeysSection';
 import { TokensSection } from './TokensSection';
 
 /** 'Security' (issue 12): second factors, passkeys, signed-in devices and API tokens. */
@@ -21,6 +22,7 @@ export function SecurityDialog({ open, onOpenChange }: ControlledDialogProps) {
             How you sign in, where you are signed in, and your API tokens.
           </DialogDescription>
         </DialogHeader>
+        <PasskeysSection />
         <DevicesSection />
         <TokensSection />
       </DialogContent>

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { noContentSchema } from '../../common/api';
 import {
+  AUTH_PROVIDERS_PATH,
   accessRequestBodySchema,
   authProvidersSchema,
   changePasswordBodySchema,
@@ -26,6 +27,7 @@ import {
 } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import { createLoginGuard } from './login-guard';
+import { relyingPartyFor } from './passkeys';
 import { AUTH_MESSAGES, type AuthService } from './service';
 import type { SessionStore } from './sessions';
 import { toPublicUser } from './users';
@@ -95,7 +97,7 @@ export async function authRoutes(
 
   /** The ways to sign in besides a password, for the login screen; public. */
   app.get(
-    '/api/auth/providers',
+    AUTH_PROVIDERS_PATH,
     {
       schema: {
         summary: 'Ways to sign in',
@@ -106,7 +108,10 @@ export async function authRoutes(
         response: { 200: authProvidersSchema },
       },
     },
-    async () => ({ oidc: config.oidc ? { name: config.oidc.name } : null }),
+    async () => ({
+      passkeys: relyingPartyFor(config.appUrl) !== null,
+      oidc: config.oidc ? { name: config.oidc.name } : null,
+    }),
   );
 
   app.post(

@@ -277,6 +277,47 @@ function apiTokensAndDevices(dialect: DialectName): Migration {
 }
 
 /**
+ * Issue 12: passkeys (WebAuthn credentials) and the challenges of ceremonies under way, kept in the
+ * database (hashed) so that several instances can serve one sign-in.
+ */
+function passkeys(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('passkeys')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('credential_id', 'text', (col) => col.notNull().unique())
+        .addColumn('public_key', 'text', (col) => col.notNull())
+        .addColumn('counter', 'bigint', (col) => col.notNull().defaultTo(0))
+        .addColumn('transports', 'text', (col) => col.notNull().defaultTo('[]'))
+        .addColumn('user_handle', 'text', (col) => col.notNull())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('last_used_at', c.timestamp)
+        .execute();
+      await db.schema.createIndex('passkeys_user_idx').on('passkeys').column('user_id').execute();
+
+      await db.schema
+        .createTable('webauthn_challenges')
+        .addColumn('challenge_hash', 'text', (col) => col.primaryKey())
+        .addColumn('purpose', 'text', (col) => col.notNull())
+        .addColumn('user_id', 'integer', (col) => col.references('users.id').onDelete('cascade'))
+        .addColumn('user_handle', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('expires_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webauthn_challenges_expires_idx')
+        .on('webauthn_challenges')
+        .column('expires_at')
+        .execute();
+    },
+  };
+}
+
+/**
  * Issue 12, single sign-on: which OpenID Connect identity (issuer and subject) belongs to which user.
  * One identity names one user; a user may have more (another provider, later).
  */
@@ -372,6 +413,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0002_task_versions': taskVersions(dialect),
         '0003_rate_limiter_store': rateLimiterStore(),
         '0004_api_tokens_and_devices': apiTokensAndDevices(dialect),
+        '0006_passkeys': passkeys(dialect),
         '0007_oidc_identities': oidcIdentities(dialect),
         '0008_search_and_checklists': searchAndChecklists(dialect),
       };

@@ -58,6 +58,41 @@ export interface ApiTokensTable {
   last_used_at: NullableTimestamp;
 }
 
+/** Passkeys (migration 0006): WebAuthn credentials; nothing here can sign anyone in by itself. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  /** The credential id the authenticator chose, base64url. */
+  credential_id: string;
+  /** The COSE public key from registration, base64url. */
+  public_key: string;
+  /** The signature counter of the last ceremony (0 for authenticators that keep none). */
+  counter: BigIntColumn;
+  /** JSON array of transports the browser reported ('internal', 'usb', 'hybrid', ...). */
+  transports: string;
+  /** The WebAuthn user handle (user.id) the credential was made for, base64url: random, one per user. */
+  user_handle: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+}
+
+/**
+ * Outstanding WebAuthn challenges (migration 0006), in the database so any instance can finish a
+ * ceremony another began. Single use: consumed by deleting the row.
+ */
+export interface WebauthnChallengesTable {
+  /** SHA-256 of the challenge, hex. */
+  challenge_hash: string;
+  purpose: 'registration' | 'authentication';
+  /** Who is registering; null for a sign-in (no one is known yet). */
+  user_id: number | null;
+  /** The user handle offered in registration options. */
+  user_handle: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 /** Single sign-on (migration 0007): the OpenID Connect identity (issuer, subject) linked to a user. */
 export interface OidcIdentitiesTable {
   id: Generated<number>;
@@ -181,6 +216,8 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   api_tokens: ApiTokensTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
   oidc_identities: OidcIdentitiesTable;
   password_reset_tokens: PasswordResetTokensTable;
   access_requests: AccessRequestsTable;
@@ -204,3 +241,4 @@ export type ChecklistItemRow = Selectable<ChecklistItemsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;
+export type PasskeyRow = Selectable<PasskeysTable>;

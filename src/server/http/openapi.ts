@@ -62,6 +62,10 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
 
 const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Auth', description: 'Signing in and out, passwords, access requests.' },
+  {
+    name: 'Passkeys',
+    description: 'Passkeys (WebAuthn): add and manage them from a session; sign in with one.',
+  },
   { name: 'Sessions', description: 'Your devices: the signed-in sessions of your account.' },
   { name: 'Tokens', description: 'Personal API tokens. Managed from a signed-in session only.' },
   { name: 'Tasks', description: 'Your tasks: the active list, the archive, order, search and filters.' },

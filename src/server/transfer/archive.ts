@@ -72,8 +72,9 @@ const CANONICAL: { [K in Kind]: (value: never) => KindValue[K] } = {
 
 /**
  * Every table an archive carries, with every column of schema.ts (the compiler checks both ways),
- * in insert order: parents before children. Not carried: sessions, password reset tokens and rate
- * limits (short-lived), task_versions (rebuilt by its triggers as tasks are inserted).
+ * in insert order: parents before children. Not carried: sessions, password reset tokens, WebAuthn
+ * challenges and rate limits (short-lived), task_versions (rebuilt by its triggers as tasks are
+ * inserted).
  */
 const COLUMNS = {
   users: {
@@ -95,6 +96,18 @@ const COLUMNS = {
     token_hash: 'text',
     created_at: 'timestamp',
     expires_at: 'timestamp?',
+    last_used_at: 'timestamp?',
+  },
+  passkeys: {
+    id: 'id',
+    user_id: 'id',
+    credential_id: 'text',
+    public_key: 'text',
+    counter: 'size',
+    transports: 'text',
+    user_handle: 'text',
+    name: 'text',
+    created_at: 'timestamp',
     last_used_at: 'timestamp?',
   },
   oidc_identities: {

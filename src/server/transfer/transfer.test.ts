@@ -29,6 +29,7 @@ import { importArchive } from './import';
 const MOVED_TABLES = [
   'users',
   'api_tokens',
+  'passkeys',
   'oidc_identities',
   'access_requests',
   'agents',
@@ -258,6 +259,47 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
     ])
     .execute();
   await k
+    .insertInto('passkeys')
+    .values([
+      {
+        id: 2,
+        user_id: 2,
+        credential_id: 'Y3JlZGVudGlhbC1vbmU',
+        public_key: 'cHVibGljLWtleS1vbmU',
+        // Above PostgreSQL's integer: the counter is a uint32 in a bigint column.
+        counter: 4_000_000_000,
+        transports: '["internal","hybrid"]',
+        user_handle: 'aGFuZGxlLWFsaWNl',
+        name: 'Alice’s laptop',
+        created_at: at(43),
+        last_used_at: at(44),
+      },
+      {
+        id: 5,
+        user_id: 4,
+        credential_id: 'Y3JlZGVudGlhbC10d28',
+        public_key: 'cHVibGljLWtleS10d28',
+        counter: 0,
+        transports: '[]',
+        user_handle: 'aGFuZGxlLWNhcm9s',
+        name: 'Security key',
+        created_at: at(45),
+        last_used_at: null,
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('webauthn_challenges')
+    .values({
+      challenge_hash: 'challenge-hash',
+      purpose: 'registration',
+      user_id: 2,
+      user_handle: 'aGFuZGxlLWFsaWNl',
+      created_at: at(40),
+      expires_at: at(45),
+    })
+    .execute();
+  await k
     .insertInto('oidc_identities')
     .values([
       {
@@ -480,7 +522,12 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     const after = await dump(target.db);
     expect(withoutInstanceSecrets(after)).toEqual(withoutInstanceSecrets(before));
     expect(after.files.map((row) => row.original_name)).toContain(NON_ASCII_NAME);
-    for (const table of ['sessions', 'password_reset_tokens', 'rate_limits'] as const) {
+    for (const table of [
+      'sessions',
+      'password_reset_tokens',
+      'webauthn_challenges',
+      'rate_limits',
+    ] as const) {
       expect(await target.db.kysely.selectFrom(table).selectAll().execute(), table).toEqual([]);
     }
     // Every object is in the bucket under the key its row now names, with the same bytes.
