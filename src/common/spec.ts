@@ -170,6 +170,11 @@ export const COPY = {
   noTasks: 'No tasks yet',
   noTasksHint: 'Get started by creating your first task',
   noArchivedTasks: 'No archived tasks',
+  // Issue 13: search and filters.
+  searchTasks: 'Search tasks',
+  noTasksMatch: 'No tasks match this filter',
+  clearFilter: 'Clear filter',
+  clearFilterToReorder: 'Clear the filter to reorder',
   completed: 'Completed',
   descriptionPlaceholder: 'Click to add description...',
   notesPlaceholder: 'Notes will appear here when moved from AI Draft.',

@@ -6,6 +6,7 @@ import { useDocumentTitle } from '../lib/document-title';
 import { useLiveUpdates } from '../lib/live';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useArchivedTasks } from '../tasks/api';
+import { TaskFilterBar } from '../tasks/TaskFilterBar';
 import { Button } from '../ui/button';
 import { Card, CardContent } from '../ui/card';
 import { PageHeading } from '../ui/page-heading';
@@ -52,6 +53,7 @@ export function ArchivePage() {
             </Button>
           </CardContent>
         </Card>
+        <TaskFilterBar />
         <ArchivedTaskList />
       </main>
     </>

@@ -8,6 +8,7 @@ import { AddTaskDialog } from '../tasks/AddTaskDialog';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useActiveTasks, useArchivedTasks } from '../tasks/api';
 import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
+import { TaskFilterBar } from '../tasks/TaskFilterBar';
 import { TaskList } from '../tasks/TaskList';
 import { Button } from '../ui/button';
 import { PageHeading } from '../ui/page-heading';
@@ -42,7 +43,10 @@ export function MainPage() {
             {COPY.addTask}
           </Button>
         </div>
-        <Tabs defaultValue="active" className="mt-6">
+        <div className="mt-6">
+          <TaskFilterBar />
+        </div>
+        <Tabs defaultValue="active">
           <div className="mb-4 flex items-center justify-between gap-3">
             <TabsList>
               <TabsTrigger value="active">

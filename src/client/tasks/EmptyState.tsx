@@ -1,6 +1,11 @@
-import type { LucideIcon } from 'lucide-react';
+import { type LucideIcon, SearchXIcon } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { COPY } from '../../common/spec';
+import { Button } from '../ui/button';
 
-export function EmptyState({ icon: Icon, title, hint }: { icon: LucideIcon; title: string; hint?: string }) {
+type EmptyStateProps = { icon: LucideIcon; title: string; hint?: string; children?: ReactNode };
+
+export function EmptyState({ icon: Icon, title, hint, children }: EmptyStateProps) {
   return (
     <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed px-6 py-12 text-center">
       <div className="mb-1 flex size-11 items-center justify-center rounded-full bg-accent text-accent-foreground">
@@ -8,7 +13,19 @@ export function EmptyState({ icon: Icon, title, hint }: { icon: LucideIcon; titl
       </div>
       <p className="font-medium">{title}</p>
       {hint && <p className="text-sm text-muted-foreground">{hint}</p>}
+      {children}
     </div>
+  );
+}
+
+/** A filtered list with nothing in it (issue 13). */
+export function NoMatches({ onClear }: { onClear: () => void }) {
+  return (
+    <EmptyState icon={SearchXIcon} title={COPY.noTasksMatch}>
+      <Button variant="outline" size="sm" className="mt-2" onClick={onClear}>
+        {COPY.clearFilter}
+      </Button>
+    </EmptyState>
   );
 }
 

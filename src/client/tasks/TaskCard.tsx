@@ -24,13 +24,20 @@ type TaskCardProps = {
   task: Task;
   provided: DraggableProvided;
   isDragging: boolean;
+  /** False while the list is filtered: no drag handle then (issue 13). */
+  reorderable?: boolean;
 };
 
 /**
  * One active task (spec §2 'Task card'). Memoized: in a long list only the card whose task changed
  * re-renders, because unchanged tasks keep their identity in the query cache.
  */
-export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: TaskCardProps) {
+export const TaskCard = memo(function TaskCard({
+  task,
+  provided,
+  isDragging,
+  reorderable = true,
+}: TaskCardProps) {
   const [expanded, setExpanded] = useState(false);
   // Set while completing or reopening: the card shows the new state until the server has answered.
   const [pendingDone, setPendingDone] = useState<boolean | null>(null);
@@ -111,16 +118,20 @@ export const TaskCard = memo(function TaskCard({ task, provided, isDragging }: T
       )}
     >
       <div className="flex items-start gap-2 p-3 sm:gap-3 sm:p-4">
-        {/* biome-ignore lint/a11y/useSemanticElements: the library will not start a drag from a <button> */}
-        <div
-          role="button"
-          tabIndex={0}
-          {...provided.dragHandleProps}
-          aria-label="Drag to reorder"
-          className="-ml-1 flex h-7 w-5 shrink-0 cursor-grab items-center justify-center rounded-md text-muted-foreground/60 outline-none transition-colors group-hover:text-muted-foreground hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring active:cursor-grabbing sm:w-6"
-        >
-          <GripVerticalIcon aria-hidden className="size-4" />
-        </div>
+        {reorderable ? (
+          // biome-ignore lint/a11y/useSemanticElements: the library will not start a drag from a <button>
+          <div
+            role="button"
+            tabIndex={0}
+            {...provided.dragHandleProps}
+            aria-label="Drag to reorder"
+            className="-ml-1 flex h-7 w-5 shrink-0 cursor-grab items-center justify-center rounded-md text-muted-foreground/60 outline-none transition-colors group-hover:text-muted-foreground hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring active:cursor-grabbing sm:w-6"
+          >
+            <GripVerticalIcon aria-hidden className="size-4" />
+          </div>
+        ) : (
+          <span aria-hidden className="-ml-1 w-5 shrink-0 sm:w-6" />
+        )}
         <span className="relative mt-1 flex size-5 shrink-0">
           <input
             ref={toggleRef}

@@ -5,14 +5,24 @@ import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { errorToast } from '../ui/toasts';
 import { useActiveTasks, useReorderTasks } from './api';
-import { EmptyState, LoadError } from './EmptyState';
+import { EmptyState, LoadError, NoMatches } from './EmptyState';
+import { useTaskFilter } from './filters';
 import { TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
 
-const TaskRow = memo(function TaskRow({ task, index }: { task: Task; index: number }) {
+type RowProps = { task: Task; index: number; reorderable: boolean };
+
+const TaskRow = memo(function TaskRow({ task, index, reorderable }: RowProps) {
   return (
-    <Draggable draggableId={String(task.id)} index={index}>
-      {(provided, snapshot) => <TaskCard task={task} provided={provided} isDragging={snapshot.isDragging} />}
+    <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!reorderable}>
+      {(provided, snapshot) => (
+        <TaskCard
+          task={task}
+          provided={provided}
+          isDragging={snapshot.isDragging}
+          reorderable={reorderable}
+        />
+      )}
     </Draggable>
   );
 });
@@ -24,13 +34,15 @@ const FIRST_ROWS = 30;
  * Kept apart so a drag, which re-renders the droppable, does not re-render every row (library advice).
  * A long list mounts in two steps, so a thousand tasks do not hold back the first paint.
  */
-const TaskRows = memo(function TaskRows({ tasks }: { tasks: Task[] }) {
+const TaskRows = memo(function TaskRows({ tasks, reorderable }: { tasks: Task[]; reorderable: boolean }) {
   const [limit, setLimit] = useState(FIRST_ROWS);
   useEffect(() => {
     if (tasks.length > limit) startTransition(() => setLimit(Number.POSITIVE_INFINITY));
   }, [tasks.length, limit]);
   const shown = tasks.length > limit ? tasks.slice(0, limit) : tasks;
-  return shown.map((task, index) => <TaskRow key={task.id} task={task} index={index} />);
+  return shown.map((task, index) => (
+    <TaskRow key={task.id} task={task} index={index} reorderable={reorderable} />
+  ));
 });
 
 /**
@@ -38,7 +50,9 @@ const TaskRows = memo(function TaskRows({ tasks }: { tasks: Task[] }) {
  * 120 ms long press, 5 px threshold, auto-scroll and drop animation; Space, arrows and Space drag by keyboard.
  */
 export function TaskList() {
-  const { data: tasks, isPending, isError, refetch } = useActiveTasks();
+  const { filter, filtered, setFilter } = useTaskFilter();
+  // While a filter is on, the list shows only some tasks: their order is not the list's to change.
+  const { data: tasks, isPending, isError, refetch } = useActiveTasks(filtered ? filter : undefined);
   const reorder = useReorderTasks();
 
   const onDragEnd = useCallback(
@@ -65,10 +79,17 @@ export function TaskList() {
             {...provided.droppableProps}
             style={{ minHeight: LIMITS.listMinHeightPx }}
           >
+            {filtered && tasks.length > 0 && (
+              <p className="mb-3 text-sm text-muted-foreground">{COPY.clearFilterToReorder}</p>
+            )}
             {tasks.length === 0 ? (
-              <EmptyState icon={ListTodoIcon} title={COPY.noTasks} hint={COPY.noTasksHint} />
+              filtered ? (
+                <NoMatches onClear={() => setFilter({})} />
+              ) : (
+                <EmptyState icon={ListTodoIcon} title={COPY.noTasks} hint={COPY.noTasksHint} />
+              )
             ) : (
-              <TaskRows tasks={tasks} />
+              <TaskRows tasks={tasks} reorderable={!filtered} />
             )}
             {provided.placeholder}
           </div>
