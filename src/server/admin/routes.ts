@@ -56,6 +56,11 @@ export async function adminRoutes(fastify: FastifyInstance, deps: AdminServiceDe
       return reply.code(204).send();
     });
 
+    app.delete('/api/admin/users/:id/2fa', { schema: { params: idParams } }, async (request, reply) => {
+      await admin.resetTwoFactor(actorOf(request), request.params.id);
+      return reply.code(204).send();
+    });
+
     app.get(
       '/api/admin/access-requests',
       { schema: { response: { 200: z.array(accessRequestSchema) } } },
