@@ -8,15 +8,28 @@ import type {
   SendPasswordBody,
 } from '../../common/auth';
 import { SESSION_HEADER_ALT } from '../../common/spec';
+import type { LoginTwoFactorBody, TwoFactorChallenge } from '../../common/two-factor';
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
 
 // Answers are typed, not parsed: the server's response schemas shape them, and parsing here would
 // put Zod on the login screen (see lib/lazy-zod-resolver.ts).
 
-/** Signs in and stores the session, which shows the main screen. */
-export async function signIn(body: LoginBody): Promise<void> {
+/**
+ * Signs in and stores the session, which shows the main screen. With two-factor sign-in on, the
+ * password earns a challenge instead: the second step (signInWithCode) completes it.
+ */
+export async function signIn(body: LoginBody): Promise<TwoFactorChallenge | null> {
   const res = await apiRequest('POST', '/api/auth/login', body);
+  const answer = (await res.json()) as LoginResponse | TwoFactorChallenge;
+  if ('twoFactorRequired' in answer) return answer;
+  setSession(answer.sessionId, answer.user);
+  return null;
+}
+
+/** The second step of a sign-in: a code from the authenticator app, or a recovery code. */
+export async function signInWithCode(body: LoginTwoFactorBody): Promise<void> {
+  const res = await apiRequest('POST', '/api/auth/login/2fa', body);
   const { sessionId, user } = (await res.json()) as LoginResponse;
   setSession(sessionId, user);
 }

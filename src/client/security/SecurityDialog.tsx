@@ -9,6 +9,7 @@ import {
 } from '../ui/dialog';
 import { DevicesSection } from './DevicesSection';
 import { TokensSection } from './TokensSection';
+import { TwoFactorSection } from './TwoFactorSection';
 
 /** 'Security' (issue 12): second factors, passkeys, signed-in devices and API tokens. */
 export function SecurityDialog({ open, onOpenChange }: ControlledDialogProps) {
@@ -21,6 +22,7 @@ export function SecurityDialog({ open, onOpenChange }: ControlledDialogProps) {
             How you sign in, where you are signed in, and your API tokens.
           </DialogDescription>
         </DialogHeader>
+        <TwoFactorSection />
         <DevicesSection />
         <TokensSection />
       </DialogContent>
