@@ -224,6 +224,12 @@ describeBrowser('accessibility of every screen', () => {
           await audit(check, 'dialog-change-password');
           await closeDialog(page);
 
+          await openMenuItem(page, COPY.security);
+          const security = page.getByRole('dialog', { name: COPY.security });
+          await security.getByText('This device').waitFor();
+          await audit(check, 'dialog-security');
+          await closeDialog(page);
+
           await openMenuItem(page, COPY.aiAgents);
           const agents = page.getByRole('dialog', { name: COPY.aiAgents });
           await agents.getByRole('tab', { name: COPY.manageAgents }).waitFor();

@@ -2,12 +2,12 @@ import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { confirmStoredSession } from './auth/api';
+import { confirmStoredSession, takeUpSingleSignOn } from './auth/api';
 import { startTheme } from './lib/theme';
 
 // Before the first render, so the page never shows in the wrong theme (the CSP allows no inline script).
 startTheme();
-void confirmStoredSession();
+void takeUpSingleSignOn().then(confirmStoredSession);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

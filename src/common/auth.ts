@@ -103,3 +103,12 @@ export const accessRequestBodySchema = z.object({
 export type AccessRequestBody = z.input<typeof accessRequestBodySchema>;
 
 export const messageResponseSchema = z.object({ message: z.string() });
+
+/**
+ * `GET /api/auth/providers`: the ways to sign in besides a password, for the login screen. An object,
+ * so a way can be added as a field. `oidc` is null unless single sign-on is configured (OIDC_ISSUER).
+ */
+export const authProvidersSchema = z.object({
+  oidc: z.object({ name: z.string() }).nullable(),
+});
+export type AuthProviders = z.infer<typeof authProvidersSchema>;

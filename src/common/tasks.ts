@@ -20,6 +20,8 @@ export const taskSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   archivedAt: z.string().nullable(),
+  /** The task's checklist: items done and in all. */
+  checklist: z.object({ done: z.number(), total: z.number() }),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -35,6 +37,7 @@ export const TASK_LIMITS = {
   notesMax: 50_000,
   aiDraftMax: 50_000,
   reorderMax: 10_000,
+  queryMax: 500,
 } as const;
 
 export const TASK_MESSAGES = {
@@ -143,3 +146,35 @@ export const reorderBodySchema = z.strictObject({
     .max(TASK_LIMITS.reorderMax, `taskIds must list at most ${TASK_LIMITS.reorderMax} tasks`),
 });
 export type ReorderBody = z.infer<typeof reorderBodySchema>;
+
+/** The due-date filters of the task lists (issue 13); 'today' is the server's local date. */
+export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;
+export type DueFilter = (typeof DUE_FILTERS)[number];
+
+/** A query parameter left empty (`?q=`) is no filter at all. */
+const optionalParam = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+/**
+ * GET /api/tasks and /api/tasks/archived: every word of `q` must occur in the title, description,
+ * notes or a checklist item (case and accents aside); the other filters narrow by due date, files
+ * and agent. Without any, the answer is the whole ordered list.
+ */
+export const taskListQuerySchema = z.object({
+  q: optionalParam(
+    z.string().max(TASK_LIMITS.queryMax, `q must be at most ${TASK_LIMITS.queryMax} characters`),
+  ),
+  due: optionalParam(z.enum(DUE_FILTERS, { error: `due must be one of ${DUE_FILTERS.join(', ')}` })),
+  hasFiles: optionalParam(
+    z.enum(['true', 'false'], { error: 'hasFiles must be true or false' }).transform((v) => v === 'true'),
+  ),
+  agentId: optionalParam(z.coerce.number({ error: 'agentId must be a number' }).pipe(idSchema('agentId'))),
+});
+export type TaskListQuery = z.output<typeof taskListQuerySchema>;
+
+/** Whether a list query narrows the list (an empty or blank `q` does not). */
+export const isFiltered = (query: TaskListQuery): boolean =>
+  Boolean(query.q?.trim()) ||
+  query.due !== undefined ||
+  query.hasFiles !== undefined ||
+  query.agentId !== undefined;

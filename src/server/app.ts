@@ -4,10 +4,15 @@ import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import type { CustomFetch } from 'openid-client';
+import { OIDC_PATHS } from '../common/sign-in';
 import { adminRoutes } from './admin/routes';
 import { createSecretBox } from './agents/crypto';
 import { agentRoutes } from './agents/routes';
 import { createSignInGuard } from './auth/login-guard';
+import { createOidcClient } from './auth/oidc-client';
+import { oidcRoutes } from './auth/oidc-routes';
+import { createOidcSignIn } from './auth/oidc-service';
 import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
@@ -27,6 +32,7 @@ import { serializerCompiler, validatorCompiler } from './http/zod';
 import { createLiveBus, type LiveBus } from './live/bus';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
+import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
 import { createTokenRepository } from './tokens/repository';
@@ -40,6 +46,8 @@ export interface BuildAppOptions {
   clientDir?: string;
   mailer?: Mailer;
   logger?: FastifyBaseLogger | boolean;
+  /** Tests only: how single sign-on reaches their provider (one that trusts their CA). */
+  oidcFetch?: CustomFetch;
 }
 
 /** Every route the app serves: the robustness test walks them all. */
@@ -144,8 +152,13 @@ export async function buildApp(
 
   await authRoutes(app, { auth, sessions, rateLimiter, config });
   await twoFactorRoutes(app, { twoFactor, config });
+  await oidcRoutes(app, {
+    oidc: createOidc(config, kysely, users, logger, options.oidcFetch),
+    sessions,
+    config,
+  });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
-  await tasksRoutes(app, { tasks });
+  await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
   await tokenRoutes(app, { tokens });
   await liveRoutes(app, { live });
   await agentRoutes(app, {
@@ -179,6 +192,34 @@ export async function buildApp(
   app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => live.close());
   return { app, ctx: { config, db, logger, users, auth, fileStore, live }, routes };
+}
+
+/** Single sign-on's client and sign-in rules when OIDC_ISSUER is set; its metadata is fetched now, in the background. */
+function createOidc(
+  config: Config,
+  db: Db['kysely'],
+  users: UserRepository,
+  logger: FastifyBaseLogger,
+  fetch?: CustomFetch,
+) {
+  if (!config.oidc) return undefined;
+  const client = createOidcClient({
+    issuer: config.oidc.issuer,
+    clientId: config.oidc.clientId,
+    clientSecret: config.oidc.clientSecret,
+    redirectUri: `${config.appUrl}${OIDC_PATHS.callback}`,
+    logger,
+    fetch,
+  });
+  client.warmUp();
+  const signIn = createOidcSignIn({
+    db,
+    users,
+    autoCreate: config.oidc.autoCreate,
+    providerName: config.oidc.name,
+    logger,
+  });
+  return { client, signIn };
 }
 
 /** The built SPA's files; hashed assets are cached for good, the rest revalidated. */

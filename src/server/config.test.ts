@@ -28,6 +28,12 @@ describe('configuration', () => {
     [{ S3_FORCE_PATH_STYLE: 'maybe' }, 'S3_FORCE_PATH_STYLE'],
     [{ S3_BUCKET: 'files', S3_ACCESS_KEY_ID: 'key' }, 'S3_SECRET_ACCESS_KEY'],
     [{ S3_BUCKET: 'files', S3_SECRET_ACCESS_KEY: 'secret' }, 'S3_ACCESS_KEY_ID'],
+    [{ OIDC_ISSUER: 'http://id.example.com', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' }, 'OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'not a url', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' }, 'OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_SECRET: 'b' }, 'OIDC_CLIENT_ID'],
+    [{ OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_ID: 'a' }, 'OIDC_CLIENT_SECRET'],
+    [{ OIDC_AUTO_CREATE: 'sometimes' }, 'OIDC_AUTO_CREATE'],
+    [{ OIDC_NAME: 'x'.repeat(41) }, 'OIDC_NAME'],
   ])('stops on %o with one line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -71,6 +77,41 @@ describe('configuration', () => {
       forcePathStyle: true,
       prefix: 'prod/',
     });
+  });
+
+  it('turns single sign-on on only with OIDC_ISSUER, naming the button SSO by default', () => {
+    expect(loadConfig({}).oidc).toBeUndefined();
+    expect(loadConfig({ OIDC_CLIENT_ID: 'tasklane', OIDC_NAME: 'Acme' }).oidc).toBeUndefined();
+    expect(
+      loadConfig({
+        OIDC_ISSUER: 'https://id.example.com/realms/acme',
+        OIDC_CLIENT_ID: 'tasklane',
+        OIDC_CLIENT_SECRET: 'secret',
+      }).oidc,
+    ).toEqual({
+      issuer: 'https://id.example.com/realms/acme',
+      clientId: 'tasklane',
+      clientSecret: 'secret',
+      name: 'SSO',
+      autoCreate: false,
+    });
+    expect(
+      loadConfig({
+        OIDC_ISSUER: 'https://id.example.com',
+        OIDC_CLIENT_ID: 'tasklane',
+        OIDC_CLIENT_SECRET: 'secret',
+        OIDC_NAME: 'Acme ID',
+        OIDC_AUTO_CREATE: 'true',
+      }).oidc,
+    ).toMatchObject({ name: 'Acme ID', autoCreate: true });
+    expect(
+      loadConfig({
+        OIDC_ISSUER: 'https://id.example.com',
+        OIDC_CLIENT_ID: 'a',
+        OIDC_CLIENT_SECRET: 'b',
+        OIDC_NAME: '',
+      }).oidc?.name,
+    ).toBe('SSO');
   });
 
   it('derives APP_URL from PORT and trims a trailing slash', () => {

@@ -84,6 +84,19 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9!_.*'()/-]*$/, "may hold only letters, digits and !_.*'()/-")
     .default(''),
+  OIDC_ISSUER: z
+    .url({ protocol: /^https$/, error: 'must be an https:// URL (the OpenID Connect issuer)' })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  OIDC_CLIENT_ID: optionalString,
+  OIDC_CLIENT_SECRET: optionalString,
+  OIDC_NAME: z
+    .string()
+    .trim()
+    .max(40, 'must be at most 40 characters')
+    .default('SSO')
+    .transform((name) => name || 'SSO'),
+  OIDC_AUTO_CREATE: flag.default(false),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -100,6 +113,12 @@ const checkedEnvSchema = envSchema.superRefine((env, context) => {
       path: [missing],
       message: 'must be set together with the other S3 key',
     });
+  }
+  if (env.OIDC_ISSUER) {
+    for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
+      if (!env[name])
+        context.addIssue({ code: 'custom', path: [name], message: 'is required when OIDC_ISSUER is set' });
+    }
   }
 });
 
@@ -146,6 +165,16 @@ function toConfig(env: z.infer<typeof envSchema>) {
           secretAccessKey: env.S3_SECRET_ACCESS_KEY,
           forcePathStyle: env.S3_FORCE_PATH_STYLE,
           prefix: env.S3_PREFIX,
+        }
+      : undefined,
+    /** Single sign-on through this OpenID Connect provider when OIDC_ISSUER is set (decision 016). */
+    oidc: env.OIDC_ISSUER
+      ? {
+          issuer: env.OIDC_ISSUER,
+          clientId: env.OIDC_CLIENT_ID as string,
+          clientSecret: env.OIDC_CLIENT_SECRET as string,
+          name: env.OIDC_NAME,
+          autoCreate: env.OIDC_AUTO_CREATE,
         }
       : undefined,
   };

@@ -66,6 +66,23 @@ describe('deployment files', () => {
     }
   });
 
+  it('offers commented-out examples only of variables the server reads, with values it accepts', () => {
+    // `  # NAME: value` lines inside the shared environment block: settings to uncomment (single sign-on).
+    const examples = Object.fromEntries(
+      [...read('deploy/compose.yaml').matchAll(/^ {2}# ([A-Z][A-Z0-9_]*): (.+)$/gm)].map((match) => [
+        match[1]!,
+        match[2]!.replace(/^"(.*)"$/, '$1'),
+      ]),
+    );
+    expect(Object.keys(examples)).toEqual(expect.arrayContaining(['OIDC_ISSUER', 'OIDC_CLIENT_ID']));
+    for (const name of Object.keys(examples)) {
+      expect(CONFIG_VARIABLES, `${name} in deploy/compose.yaml`).toContain(name);
+      expect(documented, `${name} in the README's configuration table`).toContain(name);
+    }
+    const [, service] = appServices[0]!;
+    expect(loadConfig({ ...service.environment, ...examples }).oidc?.issuer).toBe(examples.OIDC_ISSUER);
+  });
+
   it('documents every variable the server reads, and none it does not', () => {
     expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });

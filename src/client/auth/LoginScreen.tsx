@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY } from '../../common/spec';
 import { AuthCard } from './AuthCard';
+import { OidcSignIn } from './OidcSignIn';
 import { RequestAccessForm } from './RequestAccessForm';
 import { SendPasswordForm } from './SendPasswordForm';
 import { SignInForm } from './SignInForm';
@@ -50,6 +51,7 @@ export function LoginScreen() {
         />
       )}
       {mode === 'twoFactor' && <TwoFactorStepForm challenge={challenge} onBack={backToSignIn} />}
+      {mode === 'signIn' && <OidcSignIn />}
       {mode === 'sendPassword' && <SendPasswordForm onBack={backToSignIn} />}
       {mode === 'requestAccess' && <RequestAccessForm onBack={backToSignIn} />}
     </AuthCard>

@@ -1,5 +1,6 @@
 import type {
   AccessRequestBody,
+  AuthProviders,
   ChangePasswordBody,
   LoginBody,
   LoginResponse,
@@ -7,6 +8,7 @@ import type {
   ResetPasswordBody,
   SendPasswordBody,
 } from '../../common/auth';
+import { OIDC_HANDOFF_COOKIE, OIDC_PATHS } from '../../common/sign-in';
 import { SESSION_HEADER_ALT } from '../../common/spec';
 import type { LoginTwoFactorBody, TwoFactorChallenge } from '../../common/two-factor';
 import { apiRequest } from '../lib/api';
@@ -84,4 +86,28 @@ export async function resetPassword(body: ResetPasswordBody): Promise<string> {
   const text = await message(await apiRequest('POST', '/api/auth/reset-password', body));
   clearSession();
   return text;
+}
+
+/** The ways to sign in besides a password (single sign-on when the server has a provider). */
+export async function fetchAuthProviders(signal?: AbortSignal): Promise<AuthProviders> {
+  return (await (
+    await apiRequest('GET', '/api/auth/providers', undefined, { signal })
+  ).json()) as AuthProviders;
+}
+
+/**
+ * After "Sign in with …" the server lands the browser on `/` with the session in its cookie and a
+ * readable marker cookie; the app then takes the session up and keeps it as it keeps a password
+ * sign-in's. The stored session, if any, is not sent: the new one is the one wanted.
+ */
+export async function takeUpSingleSignOn(): Promise<void> {
+  if (!document.cookie.split('; ').includes(`${OIDC_HANDOFF_COOKIE}=1`)) return;
+  try {
+    const res = await fetch(OIDC_PATHS.session, { method: 'POST', credentials: 'include' });
+    if (!res.ok) return;
+    const { sessionId, user } = (await res.json()) as LoginResponse;
+    setSession(sessionId, user);
+  } catch {
+    // The server is unreachable: the login screen stays, and signing in again works.
+  }
 }

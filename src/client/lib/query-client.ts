@@ -3,11 +3,16 @@ import { apiRequest, errorStatus } from './api';
 import { whenReconnected } from './connection';
 import { getSession, subscribeSession } from './session';
 
-/** GETs the query key's first element (a URL) and parses the JSON answer (spec §7, §8). */
+/**
+ * GETs the query key's first element (a URL) and parses the JSON answer (spec §7, §8). A second
+ * element, when there is one, holds query parameters (a filtered task list).
+ */
 export function getQueryFn<T>({ on401 }: { on401: 'returnNull' | 'throw' }): QueryFunction<T | null> {
   return async ({ queryKey, signal }) => {
+    const [url, params] = queryKey;
+    const query = params ? `?${new URLSearchParams(params as Record<string, string>)}` : '';
     try {
-      const res = await apiRequest('GET', String(queryKey[0]), undefined, { signal });
+      const res = await apiRequest('GET', `${String(url)}${query}`, undefined, { signal });
       return (await res.json()) as T;
     } catch (error) {
       if (on401 === 'returnNull' && errorStatus(error) === 401) return null;

@@ -89,7 +89,12 @@ export function DevicesSection() {
         Browsers and devices signed in to your account. Sign out any you do not recognise.
       </p>
       <QueryList query={sessions} what="your devices" empty="No other devices are signed in.">
-        {(items) => items.map((session) => <DeviceRow key={session.id} session={session} />)}
+        {(items) =>
+          // This device first, then the others as the server orders them (most recently active first).
+          [...items]
+            .sort((a, b) => Number(b.current) - Number(a.current))
+            .map((session) => <DeviceRow key={session.id} session={session} />)
+        }
       </QueryList>
       {others > 0 && (
         <div>

@@ -1,4 +1,10 @@
-import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  keepPreviousData,
+  type QueryClient,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query';
 import { useCallback } from 'react';
 import { LIMITS } from '../../common/spec';
 import {
@@ -10,6 +16,7 @@ import {
   type UpdateTaskBody,
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
+import { filterParams, type TaskFilter } from './filters';
 
 /** Query keys are the URLs the default query function GETs (spec §7). */
 export const tasksKey = [TASKS_PATH] as const;
@@ -23,9 +30,24 @@ export function isActive(task: Task): boolean {
   return !task.completed && !task.archived;
 }
 
+/**
+ * A list's query key: the URL alone for the whole list, the URL and the filter's parameters for a
+ * filtered one. Both start with the URL, so invalidating the list (an edit, a live event) also
+ * refetches every filtered view of it.
+ */
+const listKey = (path: string, filter: TaskFilter | undefined) => {
+  const params = filter ? filterParams(filter) : null;
+  return params ? ([path, params] as const) : ([path] as const);
+};
+
 /** The active list: the server sends tasks by position; anything completed or archived is left out (spec §2). */
-export function useActiveTasks() {
-  return useQuery<Task[], Error, Task[]>({ queryKey: tasksKey, select: selectActive });
+export function useActiveTasks(filter?: TaskFilter) {
+  return useQuery<Task[], Error, Task[]>({
+    queryKey: listKey(TASKS_PATH, filter),
+    select: selectActive,
+    // While the person types, the last answer stays on screen until the next arrives.
+    placeholderData: keepPreviousData,
+  });
 }
 
 // Module-level so the selector keeps its identity and TanStack Query memoizes the result.
@@ -33,8 +55,11 @@ function selectActive(tasks: Task[]): Task[] {
   return tasks.filter(isActive);
 }
 
-export function useArchivedTasks() {
-  return useQuery<Task[]>({ queryKey: archivedTasksKey });
+export function useArchivedTasks(filter?: TaskFilter) {
+  return useQuery<Task[]>({
+    queryKey: listKey(ARCHIVED_TASKS_PATH, filter),
+    placeholderData: keepPreviousData,
+  });
 }
 
 export async function createTask(task: NewTask): Promise<Task> {
@@ -77,8 +102,9 @@ export function invalidateTask(queryClient: QueryClient, id?: number): Promise<v
  */
 function writeTask(queryClient: QueryClient, task: Task): void {
   const replace = (tasks: Task[] | undefined) => tasks?.map((t) => (t.id === task.id ? task : t));
-  queryClient.setQueryData<Task[]>(tasksKey, replace);
-  queryClient.setQueryData<Task[]>(archivedTasksKey, replace);
+  // Every view of the lists, filtered ones included (their keys start with the list's URL).
+  queryClient.setQueriesData<Task[]>({ queryKey: tasksKey }, replace);
+  queryClient.setQueriesData<Task[]>({ queryKey: archivedTasksKey }, replace);
   queryClient.setQueryData<Task>(taskKey(task.id), task);
 }
 
@@ -101,8 +127,8 @@ export function useDeleteTask(id: number) {
     mutationFn: () => deleteTask(id),
     onSuccess: () => {
       const without = (tasks: Task[] | undefined) => tasks?.filter((t) => t.id !== id);
-      queryClient.setQueryData<Task[]>(tasksKey, without);
-      queryClient.setQueryData<Task[]>(archivedTasksKey, without);
+      queryClient.setQueriesData<Task[]>({ queryKey: tasksKey }, without);
+      queryClient.setQueriesData<Task[]>({ queryKey: archivedTasksKey }, without);
       queryClient.removeQueries({ queryKey: taskKey(id) });
       void invalidateTask(queryClient);
     },

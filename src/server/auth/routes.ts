@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   accessRequestBodySchema,
+  authProvidersSchema,
   changePasswordBodySchema,
   loginBodySchema,
   loginResponseSchema,
@@ -34,7 +35,7 @@ export interface AuthFeatureDeps {
   auth: AuthService;
   sessions: SessionStore;
   rateLimiter: RateLimiter;
-  config: Pick<Config, 'appUrl' | 'authRateLimit' | 'sessionTtlMs'>;
+  config: Pick<Config, 'appUrl' | 'authRateLimit' | 'sessionTtlMs' | 'oidc'>;
 }
 
 export async function authRoutes(
@@ -89,6 +90,11 @@ export async function authRoutes(
       return result;
     },
   );
+
+  /** The ways to sign in besides a password, for the login screen; public. */
+  app.get('/api/auth/providers', { schema: { response: { 200: authProvidersSchema } } }, async () => ({
+    oidc: config.oidc ? { name: config.oidc.name } : null,
+  }));
 
   app.post('/api/auth/logout', async (request, reply) => {
     // An API token has no session to end (it is revoked under /api/tokens).

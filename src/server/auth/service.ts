@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AccessRequestBody, LoginResponse } from '../../common/auth';
+import { SUSPENDED_MESSAGE } from '../../common/sign-in';
 import { ERRORS, VALIDATION } from '../../common/spec';
 import type { TwoFactorChallenge } from '../../common/two-factor';
 import type { Database } from '../db/schema';
@@ -17,7 +18,7 @@ import { toPublicUser } from './users';
 const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 
 export const AUTH_MESSAGES = {
-  suspended: 'Your account has been suspended. Please contact an administrator.',
+  suspended: SUSPENDED_MESSAGE,
   wrongCurrentPassword: 'Current password is incorrect.',
   resetLinkSent: 'If an account exists for that address, a link to reset the password is on its way.',
   resetLinkInvalid: 'This password reset link is invalid or has expired. Please ask for a new one.',

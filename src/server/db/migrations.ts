@@ -322,6 +322,93 @@ function twoFactor(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 12, single sign-on: which OpenID Connect identity (issuer and subject) belongs to which user.
+ * One identity names one user; a user may have more (another provider, later).
+ */
+function oidcIdentities(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('oidc_identities')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('issuer', 'text', (col) => col.notNull())
+        .addColumn('subject', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('last_used_at', c.timestamp)
+        .addUniqueConstraint('oidc_identities_issuer_subject_key', ['issuer', 'subject'])
+        .execute();
+      await db.schema
+        .createIndex('oidc_identities_user_idx')
+        .on('oidc_identities')
+        .column('user_id')
+        .execute();
+    },
+  };
+}
+
+/**
+ * Issue 13: checklist items, and what search reads. `search_text` holds the searchable words of a
+ * task (title, description, notes) or an item, folded (lower case, no accents) by the application
+ * (src/server/tasks/search.ts): neither database folds accents without an extension. Tasks keep
+ * their checklist's counts, so the list needs no join. Existing tasks are folded here.
+ */
+function searchAndChecklists(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable('tasks').addColumn('search_text', 'text').execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('checklist_total', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('checklist_done', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createTable('checklist_items')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('title', 'text', (col) => col.notNull())
+        .addColumn('done', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('position', 'integer', (col) => col.notNull())
+        .addColumn('search_text', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('checklist_items_task_idx')
+        .on('checklist_items')
+        .columns(['task_id', 'position'])
+        .execute();
+      const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+      let lastId = 0;
+      for (;;) {
+        const rows = await db
+          .selectFrom('tasks')
+          .select(['id', 'title', 'description', 'notes'])
+          .where('id', '>', lastId)
+          .orderBy('id')
+          .limit(500)
+          .execute();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          await db
+            .updateTable('tasks')
+            .set({ search_text: fold([row.title, row.description, row.notes].filter(Boolean).join('\n')) })
+            .where('id', '=', row.id)
+            .execute();
+        }
+        lastId = rows[rows.length - 1]!.id;
+      }
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -332,6 +419,8 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0003_rate_limiter_store': rateLimiterStore(),
         '0004_api_tokens_and_devices': apiTokensAndDevices(dialect),
         '0005_two_factor': twoFactor(dialect),
+        '0007_oidc_identities': oidcIdentities(dialect),
+        '0008_search_and_checklists': searchAndChecklists(dialect),
       };
     },
   };

@@ -88,6 +88,17 @@ export interface TwoFactorChallengesTable {
   expires_at: Timestamp;
 }
 
+/** Single sign-on (migration 0007): the OpenID Connect identity (issuer, subject) linked to a user. */
+export interface OidcIdentitiesTable {
+  id: Generated<number>;
+  user_id: number;
+  issuer: string;
+  /** The provider's `sub` claim: stable for the person, unlike their e-mail. */
+  subject: string;
+  created_at: Timestamp;
+  last_used_at: NullableTimestamp;
+}
+
 export interface PasswordResetTokensTable {
   token_hash: string;
   user_id: number;
@@ -130,6 +141,25 @@ export interface TasksTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   archived_at: NullableTimestamp;
+  /** Title, description and notes folded for search (src/server/tasks/search.ts); migration 0008. */
+  search_text: string | null;
+  /** How many checklist items the task has, and how many are done (kept with every item change). */
+  checklist_total: Generated<number>;
+  checklist_done: Generated<number>;
+}
+
+/** A step of a task (migration 0008); the owner is repeated from the task for scoped queries. */
+export interface ChecklistItemsTable {
+  id: Generated<number>;
+  task_id: number;
+  user_id: number;
+  title: string;
+  done: Bool;
+  position: number;
+  /** The title folded for search. */
+  search_text: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface FilesTable {
@@ -183,11 +213,13 @@ export interface Database {
   api_tokens: ApiTokensTable;
   two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   two_factor_challenges: TwoFactorChallengesTable;
+  oidc_identities: OidcIdentitiesTable;
   password_reset_tokens: PasswordResetTokensTable;
   access_requests: AccessRequestsTable;
   agents: AgentsTable;
   tasks: TasksTable;
   task_versions: TaskVersionsTable;
+  checklist_items: ChecklistItemsTable;
   files: FilesTable;
   ai_credentials: AiCredentialsTable;
   audit_log: AuditLogTable;
@@ -200,6 +232,7 @@ export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
 export type AgentRow = Selectable<AgentsTable>;
+export type ChecklistItemRow = Selectable<ChecklistItemsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;

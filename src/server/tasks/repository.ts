@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import type { Task } from '../../common/tasks';
+import type { Task, TaskListQuery } from '../../common/tasks';
 import type { DialectName } from '../db';
 import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool, toIso, toIsoOrNull, toNumber } from '../db/values';
+import { containsWord, searchWords } from './search';
 
 /** The only shape of a task that leaves the server. */
 export function toTask(row: TaskRow): Task {
@@ -22,7 +23,15 @@ export function toTask(row: TaskRow): Task {
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     archivedAt: toIsoOrNull(row.archived_at),
+    checklist: { done: row.checklist_done, total: row.checklist_total },
   };
+}
+
+/** The server's local calendar date, `days` from today, as YYYY-MM-DD ('today' of the due filters). */
+export function localDate(days = 0, now = new Date()): string {
+  const date = new Date(now.getFullYear(), now.getMonth(), now.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
 /** Above every task the user has: the top of the active list (position starts at 0, spec §9). */
@@ -52,6 +61,52 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .orderBy('archived_at', 'desc')
         .orderBy('id', 'desc')
         .execute(),
+
+    /**
+     * One of the user's lists narrowed by a query (issue 13), in the list's own order. Every word
+     * must occur in the task's folded text or in one of its checklist items.
+     */
+    listFiltered: (userId: number, archived: boolean, query: TaskListQuery): Promise<TaskRow[]> => {
+      let select = db
+        .selectFrom('tasks')
+        .selectAll('tasks')
+        .where('tasks.user_id', '=', userId)
+        .where('tasks.archived', '=', archived);
+      for (const word of searchWords(query.q)) {
+        select = select.where((eb) =>
+          eb.or([
+            containsWord('tasks.search_text', word),
+            eb.exists(
+              eb
+                .selectFrom('checklist_items')
+                .select('checklist_items.id')
+                .whereRef('checklist_items.task_id', '=', 'tasks.id')
+                .where(containsWord('checklist_items.search_text', word)),
+            ),
+          ]),
+        );
+      }
+      const today = localDate();
+      if (query.due === 'overdue') select = select.where('tasks.due_date', '<', today);
+      if (query.due === 'today') select = select.where('tasks.due_date', '=', today);
+      if (query.due === 'week')
+        select = select.where('tasks.due_date', '>=', today).where('tasks.due_date', '<=', localDate(6));
+      if (query.due === 'none') select = select.where('tasks.due_date', 'is', null);
+      if (query.hasFiles !== undefined) {
+        select = select.where((eb) => {
+          const files = eb.exists(
+            eb.selectFrom('files').select('files.id').whereRef('files.task_id', '=', 'tasks.id'),
+          );
+          return query.hasFiles ? files : eb.not(files);
+        });
+      }
+      if (query.agentId !== undefined) select = select.where('tasks.context_id', '=', query.agentId);
+      return (
+        archived
+          ? select.orderBy('tasks.archived_at', 'desc').orderBy('tasks.id', 'desc')
+          : select.orderBy('tasks.position').orderBy('tasks.id')
+      ).execute();
+    },
 
     /** The user's task version: any change to their tasks bumps it (migration 0002). */
     version: async (userId: number): Promise<number> => {

@@ -3,9 +3,11 @@ import type { Kysely } from 'kysely';
 import {
   ARCHIVED_TASKS_PATH,
   type CreateTaskInput,
+  isFiltered,
   TASK_MESSAGES,
   TASKS_PATH,
   type Task,
+  type TaskListQuery,
   taskPath,
   type UpdateTaskInput,
 } from '../../common/tasks';
@@ -17,6 +19,7 @@ import { badRequest, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import { createListCache } from './list-cache';
 import { createTaskRepository, inTransaction, toTask } from './repository';
+import { taskSearchText } from './search';
 
 /** Memory for cached task lists: about 160 lists of 1,000 tasks. */
 const LIST_CACHE_BYTES = 64 * 1024 * 1024;
@@ -60,13 +63,20 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
   };
 
   return {
-    /** GET /api/tasks as JSON bytes: the user's tasks that are not archived, in list order. */
-    activeListJson: (userId: number): Promise<Buffer> =>
-      cachedList(`${userId}:active`, userId, tasks.listActive),
+    /**
+     * GET /api/tasks as JSON bytes: the user's tasks that are not archived, in list order. The whole
+     * list is cached by version; a filtered one is read anew each time, so it is never stale.
+     */
+    activeListJson: async (userId: number, query: TaskListQuery = {}): Promise<Buffer> =>
+      isFiltered(query)
+        ? Buffer.from(JSON.stringify((await tasks.listFiltered(userId, false, query)).map(toTask)))
+        : cachedList(`${userId}:active`, userId, tasks.listActive),
 
     /** GET /api/tasks/archived as JSON bytes: most recently archived first. */
-    archivedListJson: (userId: number): Promise<Buffer> =>
-      cachedList(`${userId}:archived`, userId, tasks.listArchived),
+    archivedListJson: async (userId: number, query: TaskListQuery = {}): Promise<Buffer> =>
+      isFiltered(query)
+        ? Buffer.from(JSON.stringify((await tasks.listFiltered(userId, true, query)).map(toTask)))
+        : cachedList(`${userId}:archived`, userId, tasks.listArchived),
 
     async get(userId: number, id: number): Promise<Task> {
       const row = await tasks.find(userId, id);
@@ -89,6 +99,7 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
         notes: null,
         ai_draft: null,
         ai_assisted: false,
+        search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
       });
       changed(userId);
       return toTask(row);
@@ -109,6 +120,13 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
         ai_assisted: input.aiAssisted,
         due_date: input.dueDate,
       };
+      if (input.title !== undefined || input.description !== undefined || input.notes !== undefined) {
+        changes.search_text = taskSearchText({
+          title: input.title ?? current.title,
+          description: input.description !== undefined ? input.description : current.description,
+          notes: input.notes !== undefined ? input.notes : current.notes,
+        });
+      }
       const restoring = input.archived === false && toBool(current.archived);
       if (input.archived !== undefined && input.archived !== toBool(current.archived)) {
         changes.archived = input.archived;

@@ -136,6 +136,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
         archivedAt: null,
+        checklist: { done: 0, total: 0 },
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);

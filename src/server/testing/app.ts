@@ -1,4 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { CustomFetch } from 'openid-client';
 import type { LoginResponse } from '../../common/auth';
 import { type AppServices, buildApp, type RouteSummary } from '../app';
 import { hashPassword } from '../auth/passwords';
@@ -38,7 +39,7 @@ export const FIXTURE_HASH_COST = 2 ** 10;
 /** A fresh app on a fresh database; env overrides the configuration as DESIGN.md §3 names it. */
 export async function createTestApp(
   dialect: DialectName,
-  options: { env?: Record<string, string>; mailer?: Mailer } = {},
+  options: { env?: Record<string, string>; mailer?: Mailer; oidcFetch?: CustomFetch } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(dialect);
   const config = loadConfig({
@@ -55,6 +56,7 @@ export async function createTestApp(
     db: database.db,
     logger: false,
     mailer: options.mailer,
+    oidcFetch: options.oidcFetch,
   });
   await app.ready();
 

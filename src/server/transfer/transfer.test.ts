@@ -30,6 +30,7 @@ const MOVED_TABLES = [
   'users',
   'two_factor_recovery_codes',
   'api_tokens',
+  'oidc_identities',
   'access_requests',
   'agents',
   'tasks',
@@ -275,6 +276,27 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
   await k
     .insertInto('two_factor_challenges')
     .values({ id_hash: 'challenge-hash', user_id: 2, created_at: at(40), expires_at: at(45) })
+    .execute();
+  await k
+    .insertInto('oidc_identities')
+    .values([
+      {
+        id: 2,
+        user_id: 2,
+        issuer: 'https://id.example.com',
+        subject: 'alice-sub',
+        created_at: at(43),
+        last_used_at: at(44),
+      },
+      {
+        id: 5,
+        user_id: 4,
+        issuer: 'https://id.example.com/realms/other',
+        subject: '4b0e7c1a',
+        created_at: at(45),
+        last_used_at: null,
+      },
+    ])
     .execute();
   await k
     .insertInto('audit_log')
