@@ -59,7 +59,15 @@ export type AiExecuteBody = z.infer<typeof aiExecuteBodySchema>;
 export const aiExecuteResponseSchema = z.object({ result: z.string() });
 
 /** One server-sent event of a streamed run: a piece of the draft, the stored whole, or the failure. */
-export type AiStreamEvent = { delta: string } | { result: string } | { error: string };
+export const aiStreamEventSchema = z.union([
+  z.object({ delta: z.string() }),
+  z.object({ result: z.string() }),
+  z.object({ error: z.string() }),
+]);
+export type AiStreamEvent = z.infer<typeof aiStreamEventSchema>;
+
+/** `?stream=1` (or `Accept: text/event-stream`) answers as server-sent events instead of one JSON. */
+export const aiExecuteQuerySchema = z.object({ stream: z.enum(['0', '1', 'true', 'false']).optional() });
 
 export const aiStatusSchema = z.object({
   aiConnected: z.boolean(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { binarySchema } from './api';
 import { idParam } from './ids';
 import { LIMITS } from './spec';
 
@@ -25,6 +26,19 @@ export const FILE_COUNTS_PATH = '/api/files/counts';
 
 /** The multipart field that carries the files, repeated once per file (spec §7). */
 export const UPLOAD_FIELD = 'files';
+
+/** POST /api/tasks/{taskId}/files: a multipart/form-data body, read as a stream by the server. */
+export const uploadFilesBodySchema = z.object({ [UPLOAD_FIELD]: z.array(binarySchema).min(1) });
+
+/**
+ * GET /api/files/{id}/download: the file's bytes, in its own content type (HTML never inline).
+ * The server sends a stream, so the schema takes anything and tells the document what it is.
+ */
+export const fileDownloadSchema = z.unknown().meta({
+  type: 'string',
+  format: 'binary',
+  description: 'The file as uploaded; `Content-Disposition` names it, `Range` requests answer 206.',
+});
 
 export const taskFilesParamsSchema = z.object({ taskId: idParam('taskId') });
 export const fileParamsSchema = z.object({ id: idParam() });

@@ -107,16 +107,26 @@ const aiDraftSchema = z
  * POST /api/tasks. The client sends userId 1 and position 0 (spec §7, §9): both are accepted and
  * ignored, because the owner comes from the session and a new task always goes to the top.
  */
-export const createTaskBodySchema = z.strictObject({
-  userId: z.number().optional(),
-  title: titleSchema,
-  description: descriptionSchema.optional().transform((v) => v ?? null),
-  dueDate: dueDateSchema.optional().transform((v) => v ?? null),
-  completed: z.boolean().default(false),
-  archived: z.boolean().default(false),
-  position: z.number().optional(),
-  contextId: contextIdSchema.optional().transform((v) => v ?? null),
-});
+export const createTaskBodySchema = z
+  .strictObject({
+    userId: z.number().optional(),
+    title: titleSchema,
+    description: descriptionSchema.optional().transform((v) => v ?? null),
+    dueDate: dueDateSchema.optional().transform((v) => v ?? null),
+    completed: z.boolean().default(false),
+    archived: z.boolean().default(false),
+    position: z.number().optional(),
+    contextId: contextIdSchema.optional().transform((v) => v ?? null),
+  })
+  // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
+  // those to the output side of a schema that transforms.
+  .meta({
+    example: {
+      title: 'Write the quarterly report',
+      description: 'Figures from finance first',
+      dueDate: '2026-12-01',
+    },
+  });
 export type CreateTaskBody = z.input<typeof createTaskBodySchema>;
 export type CreateTaskInput = z.output<typeof createTaskBodySchema>;
 

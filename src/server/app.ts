@@ -25,6 +25,7 @@ import { createFileStore } from './files/driver';
 import { fileRoutes } from './files/routes';
 import type { FileStore } from './files/store';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
+import { registerOpenApi } from './http/openapi';
 import { createRateLimiter } from './http/rate-limit';
 import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
@@ -136,6 +137,8 @@ export async function buildApp(
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
+  // Before the routes: it learns each one as it is added, and writes the document at ready.
+  await registerOpenApi(app);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {

@@ -12,9 +12,12 @@ import {
   aiConnectionSchema,
   aiContextSchema,
   aiExecuteBodySchema,
+  aiExecuteQuerySchema,
   aiExecuteResponseSchema,
   aiStatusSchema,
+  aiStreamEventSchema,
 } from '../../common/agents';
+import { MEDIA, noContentSchema } from '../../common/api';
 import { TASKS_PATH, taskPath } from '../../common/tasks';
 import type { Database } from '../db';
 import { HttpError } from '../http/errors';
@@ -23,8 +26,6 @@ import type { ZodTypeProvider } from '../http/zod';
 import type { LiveBus } from '../live/bus';
 import { createAgentRepository } from './repository';
 import { type AgentServiceDeps, type AiRun, createAgentService } from './service';
-
-const executeQuerySchema = z.object({ stream: z.enum(['0', '1', 'true', 'false']).optional() });
 
 /** What the agents feature is given by the app. */
 export interface AgentFeatureDeps extends Omit<AgentServiceDeps, 'agents'> {
@@ -40,19 +41,44 @@ export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps 
 
   app.get(
     '/api/ai-agents',
-    { onRequest: requireUser, schema: { response: { 200: z.array(agentSchema) } } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your AI agents',
+        tags: ['Agents'],
+        operationId: 'listAgents',
+        response: { 200: z.array(agentSchema) },
+      },
+    },
     async (request) => service.list(currentUser(request).id),
   );
 
   app.get(
     '/api/ai-contexts',
-    { onRequest: requireUser, schema: { response: { 200: z.array(aiContextSchema) } } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your AI agents, for pickers',
+        tags: ['Agents'],
+        operationId: 'listAgentContexts',
+        response: { 200: z.array(aiContextSchema) },
+      },
+    },
     async (request) => service.contexts(currentUser(request).id),
   );
 
   app.post(
     '/api/ai-agents',
-    { onRequest: requireUser, schema: { body: agentBodySchema, response: { 201: agentSchema } } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Create an AI agent',
+        tags: ['Agents'],
+        operationId: 'createAgent',
+        body: agentBodySchema,
+        response: { 201: agentSchema },
+      },
+    },
     async (request, reply) =>
       reply.code(201).send(await service.create(currentUser(request).id, request.body)),
   );
@@ -61,14 +87,31 @@ export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps 
     '/api/ai-agents/:id',
     {
       onRequest: requireUser,
-      schema: { params: agentIdParamsSchema, body: agentUpdateSchema, response: { 200: agentSchema } },
+      schema: {
+        summary: 'Change an AI agent',
+        tags: ['Agents'],
+        operationId: 'updateAgent',
+        params: agentIdParamsSchema,
+        body: agentUpdateSchema,
+        response: { 200: agentSchema },
+      },
     },
     async (request) => service.update(currentUser(request).id, request.params.id, request.body),
   );
 
   app.delete(
     '/api/ai-agents/:id',
-    { onRequest: requireUser, schema: { params: agentIdParamsSchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Delete an AI agent',
+        description: 'Tasks that used it are left with no agent.',
+        tags: ['Agents'],
+        operationId: 'deleteAgent',
+        params: agentIdParamsSchema,
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       await service.remove(currentUser(request).id, request.params.id);
       return reply.code(204).send();
@@ -77,13 +120,30 @@ export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps 
 
   app.get(
     '/api/ai/status',
-    { onRequest: requireUser, schema: { response: { 200: aiStatusSchema } } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Whether AI drafts can run',
+        tags: ['AI'],
+        operationId: 'getAiStatus',
+        response: { 200: aiStatusSchema },
+      },
+    },
     async (request) => service.status(currentUser(request).id),
   );
 
   app.get(
     '/api/ai/connection',
-    { onRequest: requireUser, schema: { response: { 200: aiConnectionSchema } } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your own AI provider connection',
+        description: 'The key never leaves the server; only its last characters.',
+        tags: ['AI'],
+        operationId: 'getAiConnection',
+        response: { 200: aiConnectionSchema },
+      },
+    },
     async (request) => service.connection(currentUser(request).id),
   );
 
@@ -91,24 +151,55 @@ export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps 
     '/api/ai/connection',
     {
       onRequest: requireUser,
-      schema: { body: aiConnectionBodySchema, response: { 200: aiConnectionSchema } },
+      schema: {
+        summary: 'Connect your own AI provider key',
+        description: 'Stored encrypted. Optional base URL (any OpenAI-compatible provider) and model.',
+        tags: ['AI'],
+        operationId: 'putAiConnection',
+        body: aiConnectionBodySchema,
+        response: { 200: aiConnectionSchema },
+      },
     },
     async (request) => service.connect(currentUser(request).id, request.body),
   );
 
-  app.delete('/api/ai/connection', { onRequest: requireUser }, async (request, reply) => {
-    await service.disconnect(currentUser(request).id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/api/ai/connection',
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Forget your own AI provider key',
+        tags: ['AI'],
+        operationId: 'deleteAiConnection',
+        response: { 204: noContentSchema },
+      },
+    },
+    async (request, reply) => {
+      await service.disconnect(currentUser(request).id);
+      return reply.code(204).send();
+    },
+  );
 
   app.post(
     '/api/ai/execute',
     {
       onRequest: requireUser,
       schema: {
+        summary: 'Run an AI draft of a task',
+        description:
+          'Stores the draft on the task (`aiDraft`, `aiAssisted`). With `?stream=1` or `Accept: text/event-stream` the answer is server-sent events: `{delta}` as the draft is written, then `{result}` or `{error}`. A provider failure is a 502.',
+        tags: ['AI'],
+        operationId: 'executeAi',
         body: aiExecuteBodySchema,
-        querystring: executeQuerySchema,
-        response: { 200: aiExecuteResponseSchema },
+        querystring: aiExecuteQuerySchema,
+        response: {
+          200: {
+            content: {
+              [MEDIA.json]: { schema: aiExecuteResponseSchema },
+              [MEDIA.eventStream]: { schema: aiStreamEventSchema },
+            },
+          },
+        },
       },
     },
     async (request, reply) => {

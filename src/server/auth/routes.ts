@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { noContentSchema } from '../../common/api';
 import {
   accessRequestBodySchema,
   authProvidersSchema,
@@ -64,6 +65,14 @@ export async function authRoutes(
     '/api/auth/login',
     {
       schema: {
+        summary: 'Sign in',
+        description:
+          'Answers the session id and sets the session cookie. Limited per account and address. With ' +
+          'two-factor sign-in on, answers `{twoFactorRequired: true, challenge}` instead, with no ' +
+          'session: POST /api/auth/login/2fa completes it.',
+        tags: ['Auth'],
+        operationId: 'login',
+        security: [],
         body: loginBodySchema,
         response: { 200: z.union([loginResponseSchema, twoFactorChallengeSchema]) },
       },
@@ -92,20 +101,52 @@ export async function authRoutes(
   );
 
   /** The ways to sign in besides a password, for the login screen; public. */
-  app.get('/api/auth/providers', { schema: { response: { 200: authProvidersSchema } } }, async () => ({
-    oidc: config.oidc ? { name: config.oidc.name } : null,
-  }));
+  app.get(
+    '/api/auth/providers',
+    {
+      schema: {
+        summary: 'Ways to sign in',
+        description: 'The sign-in methods besides a password that this server offers, for the login screen.',
+        tags: ['Auth'],
+        operationId: 'getAuthProviders',
+        security: [],
+        response: { 200: authProvidersSchema },
+      },
+    },
+    async () => ({ oidc: config.oidc ? { name: config.oidc.name } : null }),
+  );
 
-  app.post('/api/auth/logout', async (request, reply) => {
-    // An API token has no session to end (it is revoked under /api/tokens).
-    if (request.session?.via === 'session') await sessions.end(request.session.sessionId);
-    clearSessionCookie(reply, secureCookie);
-    return reply.code(204).send();
-  });
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        summary: 'Sign out',
+        description: 'Ends the session the request came with, if any, and clears the cookie.',
+        tags: ['Auth'],
+        operationId: 'logout',
+        security: [],
+        response: { 204: noContentSchema },
+      },
+    },
+    async (request, reply) => {
+      // An API token has no session to end (it is revoked under /api/tokens).
+      if (request.session?.via === 'session') await sessions.end(request.session.sessionId);
+      clearSessionCookie(reply, secureCookie);
+      return reply.code(204).send();
+    },
+  );
 
   app.get(
     '/api/auth/me',
-    { preHandler: requireUser, schema: { response: { 200: z.object({ user: publicUserSchema }) } } },
+    {
+      preHandler: requireUser,
+      schema: {
+        summary: 'The signed-in user',
+        tags: ['Auth'],
+        operationId: 'getCurrentUser',
+        response: { 200: z.object({ user: publicUserSchema }) },
+      },
+    },
     async (request) => ({ user: toPublicUser(currentUser(request)) }),
   );
 
@@ -114,7 +155,14 @@ export async function authRoutes(
     {
       // An API token must not be able to take the account over.
       onRequest: refuseApiTokens,
-      schema: { body: changePasswordBodySchema, response: { 200: messageResponseSchema } },
+      schema: {
+        summary: 'Change your password',
+        description: 'Ends your other sessions.',
+        tags: ['Auth'],
+        operationId: 'changePassword',
+        body: changePasswordBodySchema,
+        response: { 200: messageResponseSchema },
+      },
     },
     async (request) => {
       const session = request.session
@@ -128,20 +176,51 @@ export async function authRoutes(
   // "Your devices": the caller's sessions. A session only, never an API token.
   app.get(
     DEVICE_SESSIONS_PATH,
-    { onRequest: requireSessionAuth, schema: { response: { 200: z.array(deviceSessionSchema) } } },
+    {
+      onRequest: requireSessionAuth,
+      schema: {
+        summary: 'Your signed-in sessions (devices)',
+        tags: ['Sessions'],
+        operationId: 'listSessions',
+        response: { 200: z.array(deviceSessionSchema) },
+      },
+    },
     async (request) => sessions.listForUser(currentUser(request).id, request.session?.idHash ?? null),
   );
 
   /** "Sign out everywhere else": every session of the caller but this one. */
-  app.delete(DEVICE_SESSIONS_PATH, { onRequest: requireSessionAuth }, async (request, reply) => {
-    await sessions.endAllForUser(currentUser(request).id, request.session?.idHash);
-    return reply.code(204).send();
-  });
+  app.delete(
+    DEVICE_SESSIONS_PATH,
+    {
+      onRequest: requireSessionAuth,
+      schema: {
+        summary: 'Sign out everywhere else',
+        description: 'Ends every session of yours but this one.',
+        tags: ['Sessions'],
+        operationId: 'endOtherSessions',
+        response: { 204: noContentSchema },
+      },
+    },
+    async (request, reply) => {
+      await sessions.endAllForUser(currentUser(request).id, request.session?.idHash);
+      return reply.code(204).send();
+    },
+  );
 
   /** Ending the current session is a sign-out. Another person's session is one that does not exist. */
   app.delete(
     `${DEVICE_SESSIONS_PATH}/:id`,
-    { onRequest: requireSessionAuth, schema: { params: deviceSessionParamsSchema } },
+    {
+      onRequest: requireSessionAuth,
+      schema: {
+        summary: 'Sign out one session',
+        description: 'Ending the current session is a sign-out.',
+        tags: ['Sessions'],
+        operationId: 'endSession',
+        params: deviceSessionParamsSchema,
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       const endedHash = await sessions.endByPublicId(currentUser(request).id, request.params.id);
       if (!endedHash) throw notFound('Session');
@@ -152,7 +231,17 @@ export async function authRoutes(
 
   app.post(
     '/api/auth/send-password',
-    { schema: { body: sendPasswordBodySchema, response: { 200: messageResponseSchema } } },
+    {
+      schema: {
+        summary: 'E-mail a password reset link',
+        description: 'The answer is the same whether or not the address is known.',
+        tags: ['Auth'],
+        operationId: 'sendPasswordLink',
+        security: [],
+        body: sendPasswordBodySchema,
+        response: { 200: messageResponseSchema },
+      },
+    },
     async (request) => {
       await limit(request, 'send-password', request.body.email);
       await auth.sendPasswordLink(request.body.email);
@@ -162,7 +251,16 @@ export async function authRoutes(
 
   app.post(
     '/api/auth/reset-password',
-    { schema: { body: resetPasswordBodySchema, response: { 200: messageResponseSchema } } },
+    {
+      schema: {
+        summary: 'Set a new password with a reset link',
+        tags: ['Auth'],
+        operationId: 'resetPassword',
+        security: [],
+        body: resetPasswordBodySchema,
+        response: { 200: messageResponseSchema },
+      },
+    },
     async (request) => {
       await limit(request, 'reset-password');
       await auth.resetPassword(request.body.token, request.body.newPassword);
@@ -172,7 +270,16 @@ export async function authRoutes(
 
   app.post(
     '/api/access-requests',
-    { schema: { body: accessRequestBodySchema, response: { 201: messageResponseSchema } } },
+    {
+      schema: {
+        summary: 'Ask for an account',
+        tags: ['Auth'],
+        operationId: 'requestAccess',
+        security: [],
+        body: accessRequestBodySchema,
+        response: { 201: messageResponseSchema },
+      },
+    },
     async (request, reply) => {
       await limit(request, 'access-request', request.body.email);
       await auth.requestAccess(request.body);

@@ -1,13 +1,17 @@
 import multipart from '@fastify/multipart';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { MEDIA, noContentSchema } from '../../common/api';
 import {
   FILE_COUNTS_PATH,
   fileCountsSchema,
+  fileDownloadSchema,
   fileListSchema,
   fileParamsSchema,
   taskFilesParamsSchema,
   taskFilesPath,
+  UPLOAD_FIELD,
+  uploadFilesBodySchema,
 } from '../../common/files';
 import type { Database } from '../db';
 import { HttpError } from '../http/errors';
@@ -60,7 +64,16 @@ export async function fileRoutes(
 
     app.get(
       FILE_COUNTS_PATH,
-      { preHandler: requireUser, schema: { response: { 200: fileCountsSchema } } },
+      {
+        preHandler: requireUser,
+        schema: {
+          summary: 'How many files each of your tasks has',
+          description: 'By task id; tasks with no files are absent.',
+          tags: ['Files'],
+          operationId: 'getFileCounts',
+          response: { 200: fileCountsSchema },
+        },
+      },
       async (request) => service.counts(currentUser(request).id),
     );
 
@@ -68,7 +81,13 @@ export async function fileRoutes(
       '/api/tasks/:taskId/files',
       {
         preHandler: requireUser,
-        schema: { params: taskFilesParamsSchema, response: { 200: fileListSchema } },
+        schema: {
+          summary: 'The files of a task',
+          tags: ['Files'],
+          operationId: 'listTaskFiles',
+          params: taskFilesParamsSchema,
+          response: { 200: fileListSchema },
+        },
       },
       async (request) => service.list(request.params.taskId, currentUser(request).id),
     );
@@ -77,7 +96,15 @@ export async function fileRoutes(
       '/api/tasks/:taskId/files',
       {
         preHandler: requireUser,
-        schema: { params: taskFilesParamsSchema, response: { 201: fileListSchema } },
+        schema: {
+          summary: 'Attach files to a task',
+          description: `A multipart form with the field \`${UPLOAD_FIELD}\` once per file; each file is limited in size (413). Answers the files stored.`,
+          tags: ['Files'],
+          operationId: 'uploadTaskFiles',
+          params: taskFilesParamsSchema,
+          streamedBody: { [MEDIA.multipart]: uploadFilesBodySchema },
+          response: { 201: fileListSchema },
+        },
       },
       async (request, reply) => {
         const { taskId } = request.params;
@@ -92,7 +119,16 @@ export async function fileRoutes(
 
     app.delete(
       '/api/files/:id',
-      { preHandler: requireUser, schema: { params: fileParamsSchema } },
+      {
+        preHandler: requireUser,
+        schema: {
+          summary: 'Delete a file',
+          tags: ['Files'],
+          operationId: 'deleteFile',
+          params: fileParamsSchema,
+          response: { 204: noContentSchema },
+        },
+      },
       async (request, reply) => {
         const userId = currentUser(request).id;
         const { taskId } = await service.remove(request.params.id, userId);
@@ -104,7 +140,22 @@ export async function fileRoutes(
     // GET is safe, so the session cookie alone is enough: a plain link downloads.
     app.get(
       '/api/files/:id/download',
-      { preHandler: requireUser, exposeHeadRoute: false, schema: { params: fileParamsSchema } },
+      {
+        preHandler: requireUser,
+        exposeHeadRoute: false,
+        schema: {
+          summary: 'Download a file',
+          description: 'A plain link works in the browser: the session cookie is enough for a GET.',
+          tags: ['Files'],
+          operationId: 'downloadFile',
+          params: fileParamsSchema,
+          // A stream is never serialised: these describe it.
+          response: {
+            200: { content: { [MEDIA.anyFile]: { schema: fileDownloadSchema } } },
+            206: { content: { [MEDIA.anyFile]: { schema: fileDownloadSchema } } },
+          },
+        },
+      },
       async (request, reply) => {
         const { file, stream, range } = await service.open(
           request.params.id,

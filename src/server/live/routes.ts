@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
+import { MEDIA } from '../../common/api';
+import { LIVE_EVENTS_PATH, type LiveEvent, liveEventSchema } from '../../common/live';
 import { currentUser, requireUser } from '../http/session';
 import type { LiveBus } from './bus';
 
@@ -19,7 +20,15 @@ export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus
     for (const end of openStreams) end();
   });
 
-  app.get(LIVE_EVENTS_PATH, { onRequest: requireUser }, async (request, reply) => {
+  const schema = {
+    summary: 'Live updates',
+    description:
+      'Server-sent events while the stream is open: each names the data that changed (query keys, which are also the URLs to GET again).',
+    tags: ['Live'],
+    operationId: 'streamEvents',
+    response: { 200: { content: { [MEDIA.eventStream]: { schema: liveEventSchema } } } },
+  };
+  app.get(LIVE_EVENTS_PATH, { onRequest: requireUser, schema }, async (request, reply) => {
     const userId = currentUser(request).id;
     const credential = request.session;
     reply.hijack();

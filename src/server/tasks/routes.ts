@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { noContentSchema } from '../../common/api';
 import {
   CHECKLIST_ITEMS_PATH,
   checklistItemSchema,
@@ -13,6 +14,7 @@ import {
   createTaskBodySchema,
   reorderBodySchema,
   TASKS_PATH,
+  type Task,
   taskListQuerySchema,
   taskSchema,
   updateTaskBodySchema,
@@ -48,26 +50,60 @@ export async function tasksRoutes(
 ) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
-  // The lists come serialised (and often cached) from the service: Task[] as JSON bytes.
+  // The lists come serialised (and often cached) from the service: Task[] as JSON bytes, which
+  // Fastify sends as they are (a Buffer is never serialised); the schema describes them.
+  const taskList = { 200: z.array(taskSchema) };
+  const taskListBytes = (json: Buffer) => json as unknown as Task[];
   app.get(
     TASKS_PATH,
-    { onRequest: requireUser, schema: { querystring: taskListQuerySchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your tasks',
+        description:
+          'Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles` or `agentId`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside).',
+        tags: ['Tasks'],
+        operationId: 'listTasks',
+        querystring: taskListQuerySchema,
+        response: taskList,
+      },
+    },
     async (request, reply) =>
-      reply.type(JSON_TYPE).send(await tasks.activeListJson(currentUser(request).id, request.query)),
+      reply
+        .type(JSON_TYPE)
+        .send(taskListBytes(await tasks.activeListJson(currentUser(request).id, request.query))),
   );
 
   app.get(
     ARCHIVED_TASKS_PATH,
-    { onRequest: requireUser, schema: { querystring: taskListQuerySchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Your archived tasks',
+        description: 'Most recently archived first; filtered like the active list.',
+        tags: ['Tasks'],
+        operationId: 'listArchivedTasks',
+        querystring: taskListQuerySchema,
+        response: taskList,
+      },
+    },
     async (request, reply) =>
-      reply.type(JSON_TYPE).send(await tasks.archivedListJson(currentUser(request).id, request.query)),
+      reply
+        .type(JSON_TYPE)
+        .send(taskListBytes(await tasks.archivedListJson(currentUser(request).id, request.query))),
   );
 
   app.get(
     `${TASKS_PATH}/:id`,
     {
       onRequest: requireUser,
-      schema: { params: idParamsSchema, response: { 200: taskSchema } },
+      schema: {
+        summary: 'One task',
+        tags: ['Tasks'],
+        operationId: 'getTask',
+        params: idParamsSchema,
+        response: { 200: taskSchema },
+      },
       ...plainJson,
     },
     async (request) => tasks.get(currentUser(request).id, taskId(request.params.id)),
@@ -77,7 +113,15 @@ export async function tasksRoutes(
     TASKS_PATH,
     {
       onRequest: requireUser,
-      schema: { body: createTaskBodySchema, response: { 201: taskSchema } },
+      schema: {
+        summary: 'Create a task',
+        description:
+          'It goes to the top of the active list. `userId` and `position` are accepted and ignored.',
+        tags: ['Tasks'],
+        operationId: 'createTask',
+        body: createTaskBodySchema,
+        response: { 201: taskSchema },
+      },
       ...plainJson,
     },
     async (request, reply) => reply.code(201).send(await tasks.create(currentUser(request).id, request.body)),
@@ -87,7 +131,15 @@ export async function tasksRoutes(
     `${TASKS_PATH}/:id`,
     {
       onRequest: requireUser,
-      schema: { params: idParamsSchema, body: updateTaskBodySchema, response: { 200: taskSchema } },
+      schema: {
+        summary: 'Change a task',
+        description: 'Any of the fields; completing a task archives it, reopening restores it.',
+        tags: ['Tasks'],
+        operationId: 'updateTask',
+        params: idParamsSchema,
+        body: updateTaskBodySchema,
+        response: { 200: taskSchema },
+      },
       ...plainJson,
     },
     async (request) => tasks.update(currentUser(request).id, taskId(request.params.id), request.body),
@@ -95,7 +147,17 @@ export async function tasksRoutes(
 
   app.delete(
     `${TASKS_PATH}/:id`,
-    { onRequest: requireUser, schema: { params: idParamsSchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Delete a task',
+        description: 'Its files are deleted with it.',
+        tags: ['Tasks'],
+        operationId: 'deleteTask',
+        params: idParamsSchema,
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       await tasks.remove(currentUser(request).id, taskId(request.params.id));
       return reply.code(204).send();
@@ -106,7 +168,14 @@ export async function tasksRoutes(
     `${TASKS_PATH}/reorder`,
     {
       onRequest: requireUser,
-      schema: { body: reorderBodySchema, response: { 200: reorderBodySchema } },
+      schema: {
+        summary: 'Reorder the active list',
+        description: 'All or part of your active task ids in their new order, applied at once or not at all.',
+        tags: ['Tasks'],
+        operationId: 'reorderTasks',
+        body: reorderBodySchema,
+        response: { 200: reorderBodySchema },
+      },
       ...plainJson,
     },
     async (request) => ({ taskIds: await tasks.reorder(currentUser(request).id, request.body.taskIds) }),
@@ -117,7 +186,14 @@ export async function tasksRoutes(
     `${TASKS_PATH}/:id/checklist`,
     {
       onRequest: requireUser,
-      schema: { params: numericIdParamsSchema, response: { 200: z.array(checklistItemSchema) } },
+      schema: {
+        summary: "A task's checklist",
+        description: 'The items of the task, in their order.',
+        tags: ['Checklists'],
+        operationId: 'listChecklistItems',
+        params: numericIdParamsSchema,
+        response: { 200: z.array(checklistItemSchema) },
+      },
     },
     async (request) => checklists.list(currentUser(request).id, request.params.id),
   );
@@ -127,6 +203,10 @@ export async function tasksRoutes(
     {
       onRequest: requireUser,
       schema: {
+        summary: 'Add a checklist item',
+        description: 'The new item goes to the bottom of the list.',
+        tags: ['Checklists'],
+        operationId: 'addChecklistItem',
         params: numericIdParamsSchema,
         body: createChecklistItemBodySchema,
         response: { 201: checklistItemSchema },
@@ -143,6 +223,10 @@ export async function tasksRoutes(
     {
       onRequest: requireUser,
       schema: {
+        summary: 'Reorder a checklist',
+        description: 'The listed items first, in that order; the others keep theirs after them.',
+        tags: ['Checklists'],
+        operationId: 'reorderChecklist',
         params: numericIdParamsSchema,
         body: reorderChecklistBodySchema,
         response: { 200: z.array(checklistItemSchema) },
@@ -156,6 +240,9 @@ export async function tasksRoutes(
     {
       onRequest: requireUser,
       schema: {
+        summary: 'Rename or tick a checklist item',
+        tags: ['Checklists'],
+        operationId: 'updateChecklistItem',
         params: numericIdParamsSchema,
         body: updateChecklistItemBodySchema,
         response: { 200: checklistItemSchema },
@@ -166,7 +253,16 @@ export async function tasksRoutes(
 
   app.delete(
     `${CHECKLIST_ITEMS_PATH}/:id`,
-    { onRequest: requireUser, schema: { params: numericIdParamsSchema } },
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Delete a checklist item',
+        tags: ['Checklists'],
+        operationId: 'deleteChecklistItem',
+        params: numericIdParamsSchema,
+        response: { 204: noContentSchema },
+      },
+    },
     async (request, reply) => {
       await checklists.remove(currentUser(request).id, request.params.id);
       return reply.code(204).send();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { noContentSchema } from '../../common/api';
 import {
   apiTokenSchema,
   createdTokenSchema,
@@ -26,20 +27,51 @@ export async function tokenRoutes(fastify: FastifyInstance, { tokens }: TokenFea
     scope.addHook('onRequest', requireSessionAuth);
     const app = scope.withTypeProvider<ZodTypeProvider>();
 
-    app.get(TOKENS_PATH, { schema: { response: { 200: z.array(apiTokenSchema) } } }, async (request) =>
-      tokens.list(currentUser(request).id),
+    app.get(
+      TOKENS_PATH,
+      {
+        schema: {
+          summary: 'Your API tokens',
+          description: 'Never the secrets.',
+          tags: ['Tokens'],
+          operationId: 'listTokens',
+          response: { 200: z.array(apiTokenSchema) },
+        },
+      },
+      async (request) => tokens.list(currentUser(request).id),
     );
 
     app.post(
       TOKENS_PATH,
-      { schema: { body: createTokenBodySchema, response: { 201: createdTokenSchema } } },
+      {
+        schema: {
+          summary: 'Create an API token',
+          description: 'The token is in this answer once: keep it. Without `expiresInDays` it never expires.',
+          tags: ['Tokens'],
+          operationId: 'createToken',
+          body: createTokenBodySchema,
+          response: { 201: createdTokenSchema },
+        },
+      },
       async (request, reply) =>
         reply.code(201).send(await tokens.create(currentUser(request).id, request.body)),
     );
 
-    app.delete(`${TOKENS_PATH}/:id`, { schema: { params: tokenIdParamsSchema } }, async (request, reply) => {
-      await tokens.revoke(currentUser(request).id, request.params.id);
-      return reply.code(204).send();
-    });
+    app.delete(
+      `${TOKENS_PATH}/:id`,
+      {
+        schema: {
+          summary: 'Revoke an API token',
+          tags: ['Tokens'],
+          operationId: 'revokeToken',
+          params: tokenIdParamsSchema,
+          response: { 204: noContentSchema },
+        },
+      },
+      async (request, reply) => {
+        await tokens.revoke(currentUser(request).id, request.params.id);
+        return reply.code(204).send();
+      },
+    );
   });
 }

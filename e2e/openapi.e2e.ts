@@ -1,0 +1,91 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeBrowser, launchBrowser, type RunningServer, screenshot, startServer } from './harness';
+
+/**
+ * Issue 12: the API reference at /api/docs renders every operation of /api/openapi.json in
+ * Chromium, signed out, under the app's own Content-Security-Policy with nothing refused.
+ */
+describeBrowser('the API reference page', () => {
+  let server: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('renders the operations with no CSP violation or console error, and passes axe', async () => {
+    const spec = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    const operations = Object.values(spec.paths).flatMap((methods) => Object.keys(methods)).length;
+
+    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    // Seen by the page itself: every refusal under the CSP, whatever the console says.
+    await context.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) =>
+        seen.push(`${event.violatedDirective} ${event.blockedURI}`),
+      );
+    });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content.Security.Policy/i.test(message.text())) {
+        errors.push(`${message.type()}: ${message.text()}`);
+      }
+    });
+
+    const response = await page.goto('/api/docs');
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self';");
+
+    await page.locator('.opblock').first().waitFor();
+    await expect.poll(() => page.locator('.opblock').count()).toBe(operations);
+    await page.getByText('Tasklane API', { exact: false }).first().waitFor();
+
+    // An operation opens with its parameters and its documented answers.
+    const createTask = page.locator('#operations-Tasks-createTask');
+    await createTask.locator('.opblock-summary-control').click();
+    await createTask.getByText('Request body').waitFor();
+    await createTask
+      .getByText(/Write the quarterly report/)
+      .first()
+      .waitFor();
+    await createTask.getByText('Created', { exact: true }).waitFor();
+    await screenshot(page, 'api-docs');
+
+    const violations = await page.evaluate(
+      () => (window as unknown as { cspViolations: string[] }).cspViolations,
+    );
+    expect(violations).toEqual([]);
+    expect(errors).toEqual([]);
+
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa']).analyze();
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
+      );
+    expect(serious).toEqual([]);
+
+    // The watch above does see a refusal: an inline script is one.
+    await page.evaluate(() => {
+      const script = document.createElement('script');
+      script.textContent = 'window.inlineRan = true';
+      document.body.append(script);
+    });
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations))
+      .toEqual([expect.stringContaining('script-src')]);
+    await context.close();
+  }, 120_000);
+});
