@@ -39,6 +39,7 @@ export type AuditAction =
   | 'user.reactivate'
   | 'user.resend_invite'
   | 'user.delete'
+  | 'user.2fa_reset'
   | 'access_request.approve'
   | 'access_request.deny';
 

@@ -37,6 +37,8 @@ export const publicUserSchema = z.object({
   isAdmin: z.boolean(),
   isSuspended: z.boolean(),
   createdAt: z.string(),
+  /** Two-factor sign-in (TOTP) is on for the account. */
+  twoFactorEnabled: z.boolean(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
 

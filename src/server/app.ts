@@ -9,6 +9,7 @@ import { OIDC_PATHS } from '../common/sign-in';
 import { adminRoutes } from './admin/routes';
 import { createSecretBox } from './agents/crypto';
 import { agentRoutes } from './agents/routes';
+import { createSignInGuard } from './auth/login-guard';
 import { createOidcClient } from './auth/oidc-client';
 import { oidcRoutes } from './auth/oidc-routes';
 import { createOidcSignIn } from './auth/oidc-service';
@@ -19,6 +20,8 @@ import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
 import { createSessionStore } from './auth/sessions';
+import { createTwoFactorService } from './auth/two-factor';
+import { twoFactorRoutes } from './auth/two-factor-routes';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createFileStore } from './files/driver';
@@ -120,7 +123,20 @@ export async function buildApp(
   const fileStore = createFileStore(config);
   const live = createLiveBus(db, logger);
   const rateLimiter = createRateLimiter(db);
-  const auth = createAuthService({ db: kysely, users, sessions, mailer, appUrl: config.appUrl, logger });
+  const twoFactor = createTwoFactorService({
+    db: kysely,
+    sessions,
+    loginGuard: createSignInGuard(rateLimiter, config.authRateLimit),
+  });
+  const auth = createAuthService({
+    db: kysely,
+    users,
+    sessions,
+    mailer,
+    appUrl: config.appUrl,
+    logger,
+    twoFactor,
+  });
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
   const passkeys = createPasskeyService({
@@ -146,6 +162,7 @@ export async function buildApp(
   });
 
   await authRoutes(app, { auth, sessions, rateLimiter, config });
+  await twoFactorRoutes(app, { twoFactor, config });
   await oidcRoutes(app, {
     oidc: createOidc(config, kysely, users, logger, options.oidcFetch),
     sessions,

@@ -1,12 +1,14 @@
 import { generatePassword, hashPassword } from './auth/passwords';
 import { createUserRepository } from './auth/repository';
 import { createSessionStore } from './auth/sessions';
+import { createTwoFactorRepository } from './auth/two-factor-repository';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError, openDatabase } from './db';
 
 /**
  * `npm run reset-admin-password`: gives the bootstrap administrator a new password
- * (ADMIN_PASSWORD, or a generated one printed here) and ends their sessions.
+ * (ADMIN_PASSWORD, or a generated one printed here), turns their two-factor sign-in off (the
+ * way back in after a lost phone: no one else can reset it) and ends their sessions.
  * Run it with the same configuration as the server; on SQLite, stop the server first.
  */
 async function main() {
@@ -23,12 +25,16 @@ async function main() {
     const password = config.admin.password ?? generatePassword();
     await createUserRepository(db.kysely).setPasswordHash(admin.id, await hashPassword(password));
     await db.kysely.updateTable('users').set({ is_suspended: false }).where('id', '=', admin.id).execute();
+    await createTwoFactorRepository(db.kysely).disable(admin.id);
     await createSessionStore(db.kysely, config.sessionTtlMs).endAllForUser(admin.id);
     console.info(
       config.admin.password
         ? `The password of "${admin.username}" is now ADMIN_PASSWORD.`
         : `The password of "${admin.username}" is now "${password}" (shown once).`,
     );
+    if (admin.two_factor_enabled) {
+      console.info('Two-factor sign-in is off for this account; turn it on again from Security.');
+    }
   } finally {
     await db.close();
   }

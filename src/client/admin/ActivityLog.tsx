@@ -9,6 +9,7 @@ const VERBS: Record<AuditAction, string> = {
   'user.reactivate': 'reactivated',
   'user.resend_invite': 'resent the invite of',
   'user.delete': 'deleted the account',
+  'user.2fa_reset': 'turned off two-factor authentication of',
   'access_request.approve': 'approved the access request of',
   'access_request.deny': 'denied the access request of',
 };

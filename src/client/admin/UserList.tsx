@@ -1,4 +1,4 @@
-import { BanIcon, MailIcon, RotateCcwIcon, Trash2Icon } from 'lucide-react';
+import { BanIcon, MailIcon, RotateCcwIcon, ShieldOffIcon, Trash2Icon } from 'lucide-react';
 import type { AdminUser } from '../../common/admin';
 import { ERRORS } from '../../common/spec';
 import { useSession } from '../lib/session';
@@ -6,7 +6,15 @@ import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { ConfirmButton } from '../ui/confirm-button';
 import { formatDate, QueryList, Section } from '../ui/section';
-import { deleteUser, resendInvite, toggleSuspended, useAdminAction, useAdminUsers } from './api';
+import { toast } from '../ui/use-toast';
+import {
+  deleteUser,
+  resendInvite,
+  resetTwoFactor,
+  toggleSuspended,
+  useAdminAction,
+  useAdminUsers,
+} from './api';
 import { showCredentials, showFailure } from './toasts';
 
 // Promises rather than mutate's callbacks: those are dropped once the row unmounts, which the refetch may do first.
@@ -14,7 +22,8 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
   const suspend = useAdminAction(toggleSuspended);
   const resend = useAdminAction(resendInvite);
   const remove = useAdminAction(deleteUser);
-  const busy = suspend.isPending || resend.isPending || remove.isPending;
+  const resetSecondFactor = useAdminAction(resetTwoFactor);
+  const busy = suspend.isPending || resend.isPending || remove.isPending || resetSecondFactor.isPending;
 
   return (
     <li
@@ -30,6 +39,7 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
           ) : (
             <Badge variant="outline">Active</Badge>
           )}
+          {user.twoFactorEnabled && <Badge variant="secondary">2FA</Badge>}
           {isSelf && <span className="text-xs text-muted-foreground">(you)</span>}
         </div>
         <p className="truncate text-sm text-muted-foreground">
@@ -67,6 +77,35 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
             <MailIcon aria-hidden />
             Resend Invite
           </Button>
+          {user.twoFactorEnabled && (
+            <ConfirmButton
+              title="Turn off two-factor authentication?"
+              description={
+                <>
+                  <strong className="text-foreground">{user.username}</strong> will sign in with their
+                  password alone, and their recovery codes stop working. They are e-mailed about it. Do this
+                  only when you are sure it is them asking (a lost phone, say).
+                </>
+              }
+              confirmLabel="Turn off"
+              onConfirm={() =>
+                resetSecondFactor.mutateAsync(user.id).then(
+                  () => toast({ title: `Two-factor authentication is off for ${user.username}.` }),
+                  (error) => showFailure('Failed to turn off two-factor authentication', error),
+                )
+              }
+            >
+              <Button
+                variant="outline"
+                size="sm"
+                disabled={busy}
+                aria-label={`Turn off two-factor authentication for ${user.username}`}
+              >
+                <ShieldOffIcon aria-hidden />
+                Reset 2FA
+              </Button>
+            </ConfirmButton>
+          )}
           <ConfirmButton
             title="Delete user account?"
             description={

@@ -46,6 +46,11 @@ export const deleteUser = async (id: number) => {
   await apiRequest('DELETE', `/api/admin/users/${id}`);
 };
 
+/** Turns off the user's two-factor sign-in (a lost phone); they are e-mailed. */
+export const resetTwoFactor = async (id: number) => {
+  await apiRequest('DELETE', `/api/admin/users/${id}/2fa`);
+};
+
 export const approveAccessRequest = async (id: number) =>
   json<CredentialsResponse>(await apiRequest('PATCH', `/api/admin/access-requests/${id}/approve`));
 

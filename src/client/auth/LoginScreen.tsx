@@ -7,17 +7,20 @@ import { PasskeySignIn } from './PasskeySignIn';
 import { RequestAccessForm } from './RequestAccessForm';
 import { SendPasswordForm } from './SendPasswordForm';
 import { SignInForm } from './SignInForm';
+import { TwoFactorStepForm } from './TwoFactorStepForm';
 
-type Mode = 'signIn' | 'sendPassword' | 'requestAccess';
+type Mode = 'signIn' | 'twoFactor' | 'sendPassword' | 'requestAccess';
 
 const DESCRIPTIONS: Record<Mode, string> = {
   signIn: 'Enter your username and password.',
+  twoFactor: 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
   sendPassword: 'Enter the email address of your account and we will email you a link to set a new password.',
   requestAccess: 'Tell us who you are; an administrator will review your request.',
 };
 
 const TITLES: Record<Mode, string> = {
   signIn: COPY.signIn,
+  twoFactor: 'Two-factor authentication',
   sendPassword: COPY.sendMeMyPassword,
   requestAccess: COPY.requestAccess,
 };
@@ -25,6 +28,7 @@ const TITLES: Record<Mode, string> = {
 /** What a signed-out visitor sees (spec §2): sign in, ask for a password email, or request access. */
 export function LoginScreen() {
   const [mode, setMode] = useState<Mode>('signIn');
+  const [challenge, setChallenge] = useState('');
   const titleRef = useRef<HTMLHeadingElement>(null);
 
   // The button that switched modes disappears with its form; focus goes to the new form's title so
@@ -41,8 +45,13 @@ export function LoginScreen() {
         <SignInForm
           onSendPassword={() => switchTo('sendPassword')}
           onRequestAccess={() => switchTo('requestAccess')}
+          onTwoFactor={(next) => {
+            setChallenge(next);
+            switchTo('twoFactor');
+          }}
         />
       )}
+      {mode === 'twoFactor' && <TwoFactorStepForm challenge={challenge} onBack={backToSignIn} />}
       {mode === 'signIn' && (
         // The other ways to sign in; the divider shows once one of them offers a button or link.
         <div className="group mt-4 grid gap-3">

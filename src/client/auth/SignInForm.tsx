@@ -11,9 +11,14 @@ import { signIn } from './api';
 
 const resolver = lazyZodResolver(() => import('../../common/auth').then((m) => m.loginBodySchema));
 
-type SignInFormProps = { onSendPassword: () => void; onRequestAccess: () => void };
+type SignInFormProps = {
+  onSendPassword: () => void;
+  onRequestAccess: () => void;
+  /** The password was right and the account asks for a second step. */
+  onTwoFactor: (challenge: string) => void;
+};
 
-export function SignInForm({ onSendPassword, onRequestAccess }: SignInFormProps) {
+export function SignInForm({ onSendPassword, onRequestAccess, onTwoFactor }: SignInFormProps) {
   const {
     register,
     handleSubmit,
@@ -24,7 +29,11 @@ export function SignInForm({ onSendPassword, onRequestAccess }: SignInFormProps)
   const onSubmit = handleSubmit(async (values) => {
     failure.clear();
     try {
-      await signIn(values);
+      const second = await signIn(values);
+      if (second) {
+        onTwoFactor(second.challenge);
+        return;
+      }
       toast({ title: TOASTS.welcomeBack });
     } catch (error) {
       failure.report(errorMessage(error, ERRORS.invalidLogin, ERRORS.network));

@@ -12,6 +12,7 @@ import {
 } from '../../common/auth';
 import { OIDC_HANDOFF_COOKIE, OIDC_PATHS } from '../../common/sign-in';
 import { SESSION_HEADER_ALT } from '../../common/spec';
+import type { LoginTwoFactorBody, TwoFactorChallenge } from '../../common/two-factor';
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
 import { loadWebAuthn } from '../lib/webauthn';
@@ -20,9 +21,21 @@ import { loadWebAuthn } from '../lib/webauthn';
 // put Zod on the login screen (see lib/lazy-zod-resolver.ts). For the same reason the paths below are
 // written out rather than imported from src/common, whose modules load Zod.
 
-/** Signs in and stores the session, which shows the main screen. */
-export async function signIn(body: LoginBody): Promise<void> {
+/**
+ * Signs in and stores the session, which shows the main screen. With two-factor sign-in on, the
+ * password earns a challenge instead: the second step (signInWithCode) completes it.
+ */
+export async function signIn(body: LoginBody): Promise<TwoFactorChallenge | null> {
   const res = await apiRequest('POST', '/api/auth/login', body);
+  const answer = (await res.json()) as LoginResponse | TwoFactorChallenge;
+  if ('twoFactorRequired' in answer) return answer;
+  setSession(answer.sessionId, answer.user);
+  return null;
+}
+
+/** The second step of a sign-in: a code from the authenticator app, or a recovery code. */
+export async function signInWithCode(body: LoginTwoFactorBody): Promise<void> {
+  const res = await apiRequest('POST', '/api/auth/login/2fa', body);
   const { sessionId, user } = (await res.json()) as LoginResponse;
   setSession(sessionId, user);
 }

@@ -10,6 +10,7 @@ import {
 import { DevicesSection } from './DevicesSection';
 import { PasskeysSection } from './PasskeysSection';
 import { TokensSection } from './TokensSection';
+import { TwoFactorSection } from './TwoFactorSection';
 
 /** 'Security' (issue 12): second factors, passkeys, signed-in devices and API tokens. */
 export function SecurityDialog({ open, onOpenChange }: ControlledDialogProps) {
@@ -22,6 +23,7 @@ export function SecurityDialog({ open, onOpenChange }: ControlledDialogProps) {
             How you sign in, where you are signed in, and your API tokens.
           </DialogDescription>
         </DialogHeader>
+        <TwoFactorSection />
         <PasskeysSection />
         <DevicesSection />
         <TokensSection />

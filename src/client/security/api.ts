@@ -7,6 +7,14 @@ import {
   type DeviceSession,
   TOKENS_PATH,
 } from '../../common/tokens';
+import {
+  type DisableTwoFactorBody,
+  type EnableTwoFactorBody,
+  type RecoveryCodes,
+  TWO_FACTOR_PATHS,
+  type TwoFactorSetup,
+  type TwoFactorStatus,
+} from '../../common/two-factor';
 import { apiRequest } from '../lib/api';
 
 /** Query keys are the URLs the default query function GETs (spec §7). */
@@ -43,3 +51,23 @@ export function useSecurityAction<A, R>(action: (arg: A) => Promise<R>, queryKey
     onSettled: () => queryClient.invalidateQueries({ queryKey }),
   });
 }
+
+// --- Two-factor authentication (TOTP): TwoFactorSection.
+
+export const twoFactorStatusKey = [TWO_FACTOR_PATHS.status] as const;
+
+export const useTwoFactorStatus = () =>
+  useQuery<TwoFactorStatus>({ queryKey: twoFactorStatusKey, refetchOnMount: 'always' });
+
+/** A new secret to scan; not in force until `enableTwoFactor` confirms a code from it. */
+export const setUpTwoFactor = async () =>
+  (await (await apiRequest('POST', TWO_FACTOR_PATHS.setup)).json()) as TwoFactorSetup;
+
+/** Turns it on; the recovery codes in the answer are shown this once. */
+export const enableTwoFactor = async (body: EnableTwoFactorBody) =>
+  (await (await apiRequest('POST', TWO_FACTOR_PATHS.enable, body)).json()) as RecoveryCodes;
+
+/** A wrong password answers 400, not 401: it must not sign this browser out. */
+export const disableTwoFactor = async (body: DisableTwoFactorBody) => {
+  await apiRequest('POST', TWO_FACTOR_PATHS.disable, body, { signOutOn401: false });
+};

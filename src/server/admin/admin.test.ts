@@ -150,6 +150,7 @@ describe.each(testDialects)('admin on %s', (dialect) => {
         isAdmin: false,
         isSuspended: false,
         createdAt: expect.any(String),
+        twoFactorEnabled: false,
       });
       expect(password.length).toBeGreaterThanOrEqual(12);
       expect((await login('zoe', password)).statusCode).toBe(200);

@@ -104,6 +104,26 @@ export async function adminRoutes(fastify: FastifyInstance, deps: AdminServiceDe
       },
     );
 
+    app.delete(
+      '/api/admin/users/:id/2fa',
+      {
+        schema: {
+          summary: 'Turn off a user’s two-factor sign-in',
+          description:
+            'Removes the secret and the recovery codes, writes `user.2fa_reset` to the audit log and ' +
+            'e-mails the user. Nothing happens when it is off. Not for one’s own account.',
+          tags: ['Admin'],
+          operationId: 'resetUserTwoFactor',
+          params: idParams,
+          response: { 204: noContentSchema },
+        },
+      },
+      async (request, reply) => {
+        await admin.resetTwoFactor(actorOf(request), request.params.id);
+        return reply.code(204).send();
+      },
+    );
+
     app.get(
       '/api/admin/access-requests',
       {

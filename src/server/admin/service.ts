@@ -4,18 +4,20 @@ import type { CreateUserBody, CredentialsResponse } from '../../common/admin';
 import { generatePassword, hashPassword } from '../auth/passwords';
 import { createUserRepository, type UserRepository } from '../auth/repository';
 import type { SessionStore } from '../auth/sessions';
+import { createTwoFactorRepository } from '../auth/two-factor-repository';
 import { toPublicUser } from '../auth/users';
 import type { Database, UserRow } from '../db/schema';
 import { toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { conflict, forbidden, notFound } from '../http/errors';
 import type { Mailer, MailMessage } from '../mail/mailer';
-import { accessDeniedMail, credentialsMail } from '../mail/templates';
+import { accessDeniedMail, credentialsMail, twoFactorResetMail } from '../mail/templates';
 import { createAdminRepository, toAccessRequest } from './repository';
 
 export const ADMIN_MESSAGES = {
   bootstrapProtected: 'The built-in administrator account cannot be suspended, reset or deleted.',
   selfProtected: 'You cannot suspend or delete your own account.',
+  selfTwoFactor: 'Turn off your own two-factor authentication from Security in the account menu.',
   emailTaken: 'A user with this email already exists.',
   usernameTaken: (username: string) => `The username "${username}" is already taken.`,
   usernameBusy: 'Could not reserve a free username. Please try again.',
@@ -173,6 +175,28 @@ export function createAdminService({
       await sessions.endAllForUser(target.id, target.id === actor.user.id ? actor.idHash : undefined);
       await sendMail(credentials(target, password, 'invite'), 'user.resend_invite');
       return { user: toPublicUser(target), password };
+    },
+
+    /**
+     * Turns the user's two-factor sign-in off (a lost phone and lost recovery codes): the secret and
+     * recovery codes are removed, the user is told by e-mail. Nothing to do when it was not on.
+     * One's own goes through Security, which asks for the password and a code.
+     */
+    async resetTwoFactor(actor: Actor, id: number): Promise<void> {
+      const target = await targetUser(actor, id, { selfAllowed: true });
+      if (target.id === actor.user.id) throw forbidden(ADMIN_MESSAGES.selfTwoFactor);
+      if (!toBool(target.two_factor_enabled)) return;
+      await db.transaction().execute(async (trx) => {
+        await createTwoFactorRepository(trx).disable(target.id);
+        await createAdminRepository(trx).audit(actor.user, 'user.2fa_reset', {
+          id: target.id,
+          label: target.username,
+        });
+      });
+      await sendMail(
+        target.email ? twoFactorResetMail(target.email, target.first_name, appUrl) : null,
+        'user.2fa_reset',
+      );
     },
 
     /** The user's tasks, agents, files and sessions go with them; stored file contents are removed after. */

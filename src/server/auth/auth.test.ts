@@ -41,6 +41,7 @@ describe.each(testDialects)('auth on %s', (dialect) => {
         isAdmin: false,
         isSuspended: false,
         createdAt: expect.any(String),
+        twoFactorEnabled: false,
       });
       expect(JSON.stringify(body)).not.toMatch(/hash|scrypt/);
       const cookie = String(response.headers['set-cookie']);

@@ -10,10 +10,24 @@ import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
 export interface LoginGuard {
   /** Throws 429 with Retry-After when this address may not try this account, or any account, now. */
   check(account: string, address: string): Promise<void>;
-  /** A wrong password (or, later, a wrong second-factor code). */
+  /** A wrong password, or a wrong second-factor code. */
   fail(account: string, address: string): Promise<void>;
   /** The right password: this account's failures from this address are forgotten. */
   succeed(account: string, address: string): Promise<void>;
+}
+
+/**
+ * The app's one guard, from AUTH_RATE_LIMIT_*: the password step and the second-factor step count
+ * against the same limits (the limiter shares counters by name, so every caller sees the same).
+ */
+export function createSignInGuard(
+  rateLimiter: RateLimiter,
+  limits: { perIp: number; perAccount: number; windowMs: number },
+): LoginGuard {
+  return createLoginGuard(rateLimiter, {
+    perAccountAndAddress: { max: limits.perAccount, windowMs: limits.windowMs },
+    perAddress: { max: limits.perIp, windowMs: limits.windowMs },
+  });
 }
 
 export function createLoginGuard(

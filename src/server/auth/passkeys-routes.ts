@@ -16,7 +16,7 @@ import { HttpError } from '../http/errors';
 import type { RateLimiter } from '../http/rate-limit';
 import { currentUser, requireSessionAuth, setSessionCookie } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import { createLoginGuard } from './login-guard';
+import { createSignInGuard } from './login-guard';
 import type { PasskeyService } from './passkeys';
 
 /** What the passkey routes are given by the app. */
@@ -44,12 +44,9 @@ export async function passkeyRoutes(
   { passkeys, rateLimiter, config }: PasskeyFeatureDeps,
 ) {
   const secureCookie = config.appUrl.startsWith('https:');
-  const { perIp, perAccount, windowMs } = config.authRateLimit;
+  const { perIp, windowMs } = config.authRateLimit;
   // The same counters as the password sign-in (the limiter is shared through its key names).
-  const loginGuard = createLoginGuard(rateLimiter, {
-    perAccountAndAddress: { max: perAccount, windowMs },
-    perAddress: { max: perIp, windowMs },
-  });
+  const loginGuard = createSignInGuard(rateLimiter, config.authRateLimit);
   const optionsPerAddress = rateLimiter.limit('passkey-sign-in-options:ip', {
     max: perIp * OPTIONS_PER_SIGN_IN_LIMIT,
     windowMs,

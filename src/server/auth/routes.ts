@@ -14,6 +14,7 @@ import {
   sendPasswordBodySchema,
 } from '../../common/auth';
 import { DEVICE_SESSIONS_PATH, deviceSessionParamsSchema, deviceSessionSchema } from '../../common/tokens';
+import { twoFactorChallengeSchema } from '../../common/two-factor';
 import type { Config } from '../config';
 import { HttpError, notFound } from '../http/errors';
 import { consumeAll, type RateLimiter, type RateLimitRule } from '../http/rate-limit';
@@ -26,7 +27,7 @@ import {
   setSessionCookie,
 } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import { createLoginGuard } from './login-guard';
+import { createSignInGuard } from './login-guard';
 import { relyingPartyFor } from './passkeys';
 import { AUTH_MESSAGES, type AuthService } from './service';
 import type { SessionStore } from './sessions';
@@ -52,7 +53,7 @@ export async function authRoutes(
     windowMs: config.authRateLimit.windowMs,
   };
   // Keyed on the socket's address (or the proxy's, only when TRUST_PROXY is set) and the account.
-  const loginGuard = createLoginGuard(rateLimiter, { perAccountAndAddress: perAccount, perAddress: perIp });
+  const loginGuard = createSignInGuard(rateLimiter, config.authRateLimit);
   /** The public forms count every attempt, per address and per account. */
   const limit = (request: FastifyRequest, route: string, account?: string) =>
     consumeAll([
@@ -67,12 +68,15 @@ export async function authRoutes(
     {
       schema: {
         summary: 'Sign in',
-        description: 'Answers the session id and sets the session cookie. Limited per account and address.',
+        description:
+          'Answers the session id and sets the session cookie. Limited per account and address. With ' +
+          'two-factor sign-in on, answers `{twoFactorRequired: true, challenge}` instead, with no ' +
+          'session: POST /api/auth/login/2fa completes it.',
         tags: ['Auth'],
         operationId: 'login',
         security: [],
         body: loginBodySchema,
-        response: { 200: loginResponseSchema },
+        response: { 200: z.union([loginResponseSchema, twoFactorChallengeSchema]) },
       },
     },
     async (request, reply) => {
@@ -89,6 +93,9 @@ export async function authRoutes(
           await loginGuard.fail(username, request.ip);
         throw error;
       }
+      // With two-factor sign-in on, failures are forgotten only once the second step succeeds: the
+      // password alone must not buy an attacker fresh guesses at the code (two-factor-routes.ts).
+      if ('twoFactorRequired' in result) return result;
       await loginGuard.succeed(username, request.ip);
       setSessionCookie(reply, result.sessionId, secureCookie, config.sessionTtlMs);
       return result;

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AccessRequestBody, LoginResponse } from '../../common/auth';
 import { SUSPENDED_MESSAGE } from '../../common/sign-in';
 import { ERRORS, VALIDATION } from '../../common/spec';
+import type { TwoFactorChallenge } from '../../common/two-factor';
 import type { Database } from '../db/schema';
 import { nowIso, toBool, toIso } from '../db/values';
 import { badRequest, forbidden, HttpError, unauthorized } from '../http/errors';
@@ -33,11 +34,25 @@ export interface AuthServiceDeps {
   mailer: Mailer;
   appUrl: string;
   logger: FastifyBaseLogger;
+  /** With two-factor sign-in on, the right password earns a challenge instead of a session. */
+  twoFactor: { createChallenge(userId: number): Promise<string> };
 }
 
-export function createAuthService({ db, users, sessions, mailer, appUrl, logger }: AuthServiceDeps) {
+export function createAuthService({
+  db,
+  users,
+  sessions,
+  mailer,
+  appUrl,
+  logger,
+  twoFactor,
+}: AuthServiceDeps) {
   return {
-    async login(username: string, password: string, device?: SessionDevice): Promise<LoginResponse> {
+    async login(
+      username: string,
+      password: string,
+      device?: SessionDevice,
+    ): Promise<LoginResponse | TwoFactorChallenge> {
       const user = await users.findByUsername(username);
       const valid = user
         ? await verifyPassword(password, user.password_hash)
@@ -45,6 +60,9 @@ export function createAuthService({ db, users, sessions, mailer, appUrl, logger 
       if (!user || !valid) throw new HttpError(401, ERRORS.invalidLogin);
       // Only someone who knows the password learns that the account is suspended.
       if (toBool(user.is_suspended)) throw forbidden(AUTH_MESSAGES.suspended);
+      if (toBool(user.two_factor_enabled)) {
+        return { twoFactorRequired: true, challenge: await twoFactor.createChallenge(user.id) };
+      }
       const sessionId = await sessions.create(user.id, device);
       return { sessionId, user: toPublicUser(user) };
     },

@@ -12,5 +12,6 @@ export function toPublicUser(row: UserRow): PublicUser {
     isAdmin: toBool(row.is_admin),
     isSuspended: toBool(row.is_suspended),
     createdAt: toIso(row.created_at),
+    twoFactorEnabled: toBool(row.two_factor_enabled),
   };
 }

@@ -318,6 +318,52 @@ function passkeys(dialect: DialectName): Migration {
 }
 
 /**
+ * Issue 12: two-factor sign-in (TOTP). On users: whether it is on, the secret (in force, or being
+ * set up), and the last accepted step, so a code is accepted once whichever instance sees it.
+ * Recovery codes and pending second steps are stored as SHA-256 hashes in tables of their own.
+ */
+function twoFactor(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('users')
+        .addColumn('two_factor_enabled', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .execute();
+      await db.schema.alterTable('users').addColumn('two_factor_secret', 'text').execute();
+      await db.schema.alterTable('users').addColumn('two_factor_last_step', 'integer').execute();
+
+      await db.schema
+        .createTable('two_factor_recovery_codes')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('code_hash', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('two_factor_recovery_codes_user_code_key')
+        .on('two_factor_recovery_codes')
+        .columns(['user_id', 'code_hash'])
+        .unique()
+        .execute();
+
+      await db.schema
+        .createTable('two_factor_challenges')
+        .addColumn('id_hash', 'text', (col) => col.primaryKey())
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('expires_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('two_factor_challenges_user_idx')
+        .on('two_factor_challenges')
+        .column('user_id')
+        .execute();
+    },
+  };
+}
+
+/**
  * Issue 12, single sign-on: which OpenID Connect identity (issuer and subject) belongs to which user.
  * One identity names one user; a user may have more (another provider, later).
  */
@@ -413,6 +459,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0002_task_versions': taskVersions(dialect),
         '0003_rate_limiter_store': rateLimiterStore(),
         '0004_api_tokens_and_devices': apiTokensAndDevices(dialect),
+        '0005_two_factor': twoFactor(dialect),
         '0006_passkeys': passkeys(dialect),
         '0007_oidc_identities': oidcIdentities(dialect),
         '0008_search_and_checklists': searchAndChecklists(dialect),

@@ -11,6 +11,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 export type Bool = ColumnType<boolean | number, boolean, boolean>;
 export type Timestamp = ColumnType<Date | string, string, string>;
 export type NullableTimestamp = ColumnType<Date | string | null, string | null, string | null>;
+/** A boolean column with a default: optional on insert. */
+export type DefaultedBool = ColumnType<boolean | number, boolean | undefined, boolean>;
 /** PostgreSQL bigint arrives as a string. */
 export type BigIntColumn = ColumnType<number | string, number, number>;
 
@@ -26,6 +28,15 @@ export interface UsersTable {
   is_bootstrap: Bool;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Two-factor sign-in is in force (migration 0005). */
+  two_factor_enabled: DefaultedBool;
+  /**
+   * The TOTP secret, base32: the one in force when two_factor_enabled, else one being set up
+   * (POST /api/auth/2fa/setup) and not yet confirmed with a code; null when neither.
+   */
+  two_factor_secret: string | null;
+  /** The last 30-second step whose code was accepted: each step counts once, across instances. */
+  two_factor_last_step: number | null;
 }
 
 export interface SessionsTable {
@@ -89,6 +100,25 @@ export interface WebauthnChallengesTable {
   user_id: number | null;
   /** The user handle offered in registration options. */
   user_handle: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** Recovery codes for two-factor sign-in (migration 0005): SHA-256 of each; using one deletes it. */
+export interface TwoFactorRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  created_at: Timestamp;
+}
+
+/**
+ * A sign-in waiting for its second factor (migration 0005): SHA-256 of the challenge handed out
+ * after the password; deleted when it succeeds. Not carried by an export.
+ */
+export interface TwoFactorChallengesTable {
+  id_hash: string;
+  user_id: number;
   created_at: Timestamp;
   expires_at: Timestamp;
 }
@@ -216,6 +246,8 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   api_tokens: ApiTokensTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
+  two_factor_challenges: TwoFactorChallengesTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   oidc_identities: OidcIdentitiesTable;

@@ -79,3 +79,18 @@ export function accessDeniedMail(to: string, requestedUsername: string, appUrl: 
     appUrl,
   );
 }
+
+export function twoFactorResetMail(to: string, firstName: string, appUrl: string) {
+  return compose(
+    to,
+    'Two-factor authentication was turned off',
+    [
+      `Hello ${firstName},`,
+      'An administrator turned off two-factor authentication for your account. You now sign in with your password alone, and your recovery codes no longer work.',
+      'To turn it on again, sign in and open Security in the account menu:',
+      { link: appUrl },
+      'If you did not ask for this, tell your administrator.',
+    ],
+    appUrl,
+  );
+}

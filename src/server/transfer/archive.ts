@@ -30,12 +30,23 @@ export const FILE_MEMBER = /^files\/([1-9][0-9]*)$/;
 export class TransferError extends Error {}
 
 /** How a column is written in the archive: what each dialect returns, made one canonical JSON value. */
-type Kind = 'id' | 'id?' | 'integer' | 'size' | 'text' | 'text?' | 'bool' | 'timestamp' | 'timestamp?';
+type Kind =
+  | 'id'
+  | 'id?'
+  | 'integer'
+  | 'integer?'
+  | 'size'
+  | 'text'
+  | 'text?'
+  | 'bool'
+  | 'timestamp'
+  | 'timestamp?';
 
 interface KindValue {
   id: number;
   'id?': number | null;
   integer: number;
+  'integer?': number | null;
   size: number;
   text: string;
   'text?': string | null;
@@ -49,6 +60,7 @@ const KIND_SCHEMAS: { [K in Kind]: z.ZodType<KindValue[K]> } = {
   id: positiveInt,
   'id?': positiveInt.nullable(),
   integer: z.number().int(),
+  'integer?': z.number().int().nullable(),
   size: z.number().int().nonnegative(),
   text: z.string(),
   'text?': z.string().nullable(),
@@ -62,6 +74,7 @@ const CANONICAL: { [K in Kind]: (value: never) => KindValue[K] } = {
   id: (value: number) => value,
   'id?': (value: number | null) => value,
   integer: (value: number) => value,
+  'integer?': (value: number | null) => value,
   size: toNumber,
   text: (value: string) => value,
   'text?': (value: string | null) => value,
@@ -73,8 +86,8 @@ const CANONICAL: { [K in Kind]: (value: never) => KindValue[K] } = {
 /**
  * Every table an archive carries, with every column of schema.ts (the compiler checks both ways),
  * in insert order: parents before children. Not carried: sessions, password reset tokens, WebAuthn
- * challenges and rate limits (short-lived), task_versions (rebuilt by its triggers as tasks are
- * inserted).
+ * and two-factor sign-in challenges and rate limits (short-lived), task_versions (rebuilt by its
+ * triggers as tasks are inserted).
  */
 const COLUMNS = {
   users: {
@@ -88,6 +101,15 @@ const COLUMNS = {
     is_bootstrap: 'bool',
     created_at: 'timestamp',
     updated_at: 'timestamp',
+    two_factor_enabled: 'bool',
+    two_factor_secret: 'text?',
+    two_factor_last_step: 'integer?',
+  },
+  two_factor_recovery_codes: {
+    id: 'id',
+    user_id: 'id',
+    code_hash: 'text',
+    created_at: 'timestamp',
   },
   api_tokens: {
     id: 'id',

@@ -28,6 +28,7 @@ import { importArchive } from './import';
 /** What an archive must carry; named here, not taken from archive.ts, so the test checks that list too. */
 const MOVED_TABLES = [
   'users',
+  'two_factor_recovery_codes',
   'api_tokens',
   'passkeys',
   'oidc_identities',
@@ -57,7 +58,8 @@ interface Instance {
 /**
  * A source with every kind of record: ids with gaps, every boolean both ways, null and non-null
  * optional columns, a 3 MB file, an empty one and one with a non-ASCII name, a user's own AI key
- * sealed with the key file, and rows that must not move (a session, a reset token, a rate limit).
+ * sealed with the key file, two-factor sign-in on (with recovery codes) and half set up, and rows
+ * that must not move (a session, a reset token, a second-step challenge, a rate limit).
  */
 async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.example.com/v1') {
   const k = db.kysely;
@@ -75,6 +77,7 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         is_bootstrap: true,
         created_at: at(0),
         updated_at: at(0),
+        two_factor_enabled: false,
       },
       {
         id: 2,
@@ -87,6 +90,9 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         is_bootstrap: false,
         created_at: at(1),
         updated_at: at(2),
+        two_factor_enabled: true,
+        two_factor_secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+        two_factor_last_step: 58_000_123,
       },
       {
         id: 4,
@@ -99,6 +105,9 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         is_bootstrap: false,
         created_at: at(3),
         updated_at: at(4),
+        // A setup never finished: the secret moves, two-factor sign-in stays off.
+        two_factor_enabled: false,
+        two_factor_secret: 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU',
       },
     ])
     .execute();
@@ -257,6 +266,17 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         last_used_at: null,
       },
     ])
+    .execute();
+  await k
+    .insertInto('two_factor_recovery_codes')
+    .values([
+      { id: 2, user_id: 2, code_hash: 'c'.repeat(64), created_at: at(43) },
+      { id: 5, user_id: 2, code_hash: 'd'.repeat(64), created_at: at(43) },
+    ])
+    .execute();
+  await k
+    .insertInto('two_factor_challenges')
+    .values({ id_hash: 'challenge-hash', user_id: 2, created_at: at(40), expires_at: at(45) })
     .execute();
   await k
     .insertInto('passkeys')
@@ -526,6 +546,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
       'sessions',
       'password_reset_tokens',
       'webauthn_challenges',
+      'two_factor_challenges',
       'rate_limits',
     ] as const) {
       expect(await target.db.kysely.selectFrom(table).selectAll().execute(), table).toEqual([]);
