@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import {
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type SchemaMetadata,
+  SqliteDialect,
+  sql,
+  type TableMetadata,
+} from 'kysely';
 import pg from 'pg';
 import { type DialectName, migrationProvider } from './migrations';
 import type { Database } from './schema';
@@ -41,6 +51,40 @@ export async function openDatabase(options: DbOptions): Promise<Db> {
   return db;
 }
 
+/**
+ * Kysely's PostgreSQL introspector reads every table of every schema in the database, resolving each
+ * by name; the migrator asks it whether its bookkeeping tables exist. When another schema is dropped
+ * meanwhile (another application, or parallel tests each in a schema of their own) that read fails
+ * with 'schema ... does not exist'. This one reads the current schema only, which is all ours.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  constructor(private readonly db: Kysely<unknown>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<{ name: string }>`select current_schema() as name`.execute(this.db);
+    return rows;
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; schema: string; is_view: boolean }>`
+      select c.relname as name, n.nspname as schema, c.relkind = 'v' as is_view
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'v', 'p')
+      order by c.relname`.execute(this.db);
+    return rows.map((row) => ({ name: row.name, schema: row.schema, isView: row.is_view, columns: [] }));
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+}
+
+class SchemaScopedPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
+
 function openPostgres(url: string): Db {
   // While the database is away, a request waits at most 5 s for a connection, then answers 503.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
@@ -48,7 +92,7 @@ function openPostgres(url: string): Db {
   // replaces them), and a checked-out one, which pg-pool leaves without a listener, fails its query.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', pgPool: pool, close: () => kysely.destroy() };
 }
 
