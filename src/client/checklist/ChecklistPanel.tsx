@@ -34,7 +34,8 @@ type Control = 'toggle' | 'title' | 'up' | 'down';
 /** Which control of which item takes focus once the list shows the order `when`. */
 type PendingFocus = { target: { id: number; control: Control } | 'add'; when: number[] };
 
-type Drag = { id: number; order: number[]; start: number[] };
+/** While `released`, the dropped order shows until the server has answered (no flash of the old one). */
+type Drag = { id: number; order: number[]; start: number[]; released?: boolean };
 
 const sameOrder = (a: number[], b: number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
 
@@ -86,10 +87,10 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
     // The same words twice in a row (a second 'already first') must still be read out.
     setAnnouncement((current) => (current === text ? `${text}\u00a0` : text));
 
-  const commitOrder = (order: number[], item: ChecklistItem) => {
+  const commitOrder = (order: number[], item: ChecklistItem, onSettled?: () => void) => {
     const position = order.indexOf(item.id) + 1;
     announce(`Moved ${item.title} to position ${position} of ${order.length}`);
-    reorder.mutate(order, { onError: failed(CHECKLIST_ERRORS.reorder) });
+    reorder.mutate(order, { onError: failed(CHECKLIST_ERRORS.reorder), onSettled });
   };
 
   /** Tells the failure; focus meant for the state that did not come about is not moved. */
@@ -123,7 +124,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
 
   // Pointer drag: the grip follows the pointer over the rows; the new order is saved on release.
   useEffect(() => {
-    if (!drag) return;
+    if (!drag || drag.released) return;
     const onMove = (event: PointerEvent) => {
       const rows = [...(listRef.current?.querySelectorAll<HTMLElement>('[data-item-id]') ?? [])];
       const others = rows.filter((row) => Number(row.dataset.itemId) !== drag.id);
@@ -136,9 +137,13 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
       if (!sameOrder(order, drag.order)) setDrag({ ...drag, order });
     };
     const onUp = () => {
-      setDrag(null);
       const item = byId.get(drag.id);
-      if (item && !sameOrder(drag.order, drag.start)) commitOrder(drag.order, item);
+      if (!item || sameOrder(drag.order, drag.start)) {
+        setDrag(null);
+        return;
+      }
+      setDrag({ ...drag, released: true });
+      commitOrder(drag.order, item, () => setDrag(null));
     };
     const onCancel = () => setDrag(null);
     window.addEventListener('pointermove', onMove);
@@ -152,7 +157,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
   });
 
   const startDrag = (item: ChecklistItem, event: ReactPointerEvent) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || drag) return;
     // No text selection and no scrolling while the finger drags.
     event.preventDefault();
     const start = shown.map((i) => i.id);
@@ -198,7 +203,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
               <ChecklistRow
                 key={item.id}
                 item={item}
-                dragging={drag?.id === item.id}
+                dragging={drag?.id === item.id && !drag.released}
                 onToggle={() =>
                   update.mutate(
                     { id: item.id, done: !item.done },
