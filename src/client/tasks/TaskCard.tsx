@@ -5,6 +5,7 @@ import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
+import { ChecklistPanel } from '../checklist/ChecklistPanel';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { Button } from '../ui/button';
@@ -181,6 +182,7 @@ export const TaskCard = memo(function TaskCard({
       </div>
       {expanded && (
         <div className="grid gap-4 border-t px-4 pt-4 pb-4 sm:pl-[4.75rem]">
+          <ChecklistPanel taskId={task.id} />
           <TaskAiPanel task={task} onMovedToNotes={() => rescueFocus(notesRef.current)} />
           <NotesBox notes={notes} textareaRef={notesRef} />
         </div>

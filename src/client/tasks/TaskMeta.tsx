@@ -1,4 +1,4 @@
-import { AlarmClockIcon, CalendarIcon, CircleAlertIcon } from 'lucide-react';
+import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon } from 'lucide-react';
 import type { Task } from '../../common/tasks';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { cn } from '../lib/cn';
@@ -11,7 +11,8 @@ const URGENCY = {
 } as const;
 
 /**
- * The row under a task's title, on active and archived cards alike: due date, then files. On an
+ * The row under a task's title, on active and archived cards alike: due date, checklist progress
+ * ('2/5', issue 13), then files. On an
  * active card an overdue or due-today date says so in words and with its own icon, not by colour
  * alone (issue 10); an archived task needs no alarm.
  */
@@ -26,6 +27,17 @@ export function TaskMeta({ task, urgent = false }: { task: Task; urgent?: boolea
           <Icon aria-hidden />
           {cue ? <span className="font-medium">{cue.label}:</span> : <span className="sr-only">Due </span>}
           {formatDueDate(task.dueDate)}
+        </Badge>
+      )}
+      {task.checklist.total > 0 && (
+        <Badge variant="outline" className="font-normal text-muted-foreground">
+          <ListChecksIcon aria-hidden />
+          <span aria-hidden>
+            {task.checklist.done}/{task.checklist.total}
+          </span>
+          <span className="sr-only">
+            {task.checklist.done} of {task.checklist.total} checklist items done
+          </span>
         </Badge>
       )}
       <TaskFilesControl taskId={task.id} />
