@@ -41,6 +41,10 @@ export default defineConfig({
         // One file, no importScripts of a separate workbox runtime.
         inlineWorkboxRuntime: true,
         cleanupOutdatedCaches: true,
+        // autoUpdate: a new worker takes over at once (the plugin sets these only when it injects
+        // the registration itself; here main.tsx does).
+        skipWaiting: true,
+        clientsClaim: true,
         // Client routes load the cached index.html; the API, health checks and downloads never do.
         navigateFallback: 'index.html',
         navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/(healthz|readyz)$/],
