@@ -108,6 +108,23 @@ describeBrowser('the installable app', () => {
     }
   });
 
+  it('leaves API calls to the network, where browser tests can still intercept them', async () => {
+    // Other browser tests stub API answers with page.route, which cannot see what a worker answers.
+    const { context, page } = await openPage(browser, server);
+    try {
+      await controlled(page);
+      await page.route('**/api/auth/providers', (route) => route.fulfill({ json: { stubbed: true } }));
+      const answered = page.waitForResponse((response) => response.url().endsWith('/api/auth/providers'));
+      const body = await page.evaluate(() =>
+        fetch('/api/auth/providers').then((response) => response.json()),
+      );
+      expect(body).toEqual({ stubbed: true });
+      expect((await answered).fromServiceWorker()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('opens the main screen offline when signed in; one notice, gone when back online', async () => {
     const { context, page } = await openPage(browser, server);
     try {
