@@ -1,10 +1,58 @@
 import tailwindcss from '@tailwindcss/vite';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+
+/** Light theme: the page background and the header (card) colour, from styles.css. */
+const BACKGROUND = '#fafafb';
+const THEME = '#ffffff';
 
 export default defineConfig({
   root: 'src/client',
-  plugins: [react(), tailwindcss()],
+  plugins: [
+    react(),
+    tailwindcss(),
+    // Installable app (issue 13, decision 020): a manifest and a service worker that precaches the
+    // shell. main.tsx registers the worker itself (no inline script: the CSP forbids it).
+    VitePWA({
+      registerType: 'autoUpdate',
+      injectRegister: false,
+      // The glob below already precaches every icon; listing them again would add duplicates.
+      includeManifestIcons: false,
+      manifest: {
+        id: '/',
+        name: 'Tasklane',
+        short_name: 'Tasklane',
+        description: 'Tasks, files and AI agents, self-hosted.',
+        start_url: '/',
+        scope: '/',
+        display: 'standalone',
+        background_color: BACKGROUND,
+        theme_color: THEME,
+        icons: [
+          { src: '/icons/icon-192.png', sizes: '192x192', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-512.png', sizes: '512x512', type: 'image/png', purpose: 'any' },
+          { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+        ],
+      },
+      workbox: {
+        // The shell: index.html, the hashed JS and CSS, the icons. Nothing else is cached.
+        globPatterns: ['**/*.{js,css,html,svg,png}'],
+        // One file, no importScripts of a separate workbox runtime.
+        inlineWorkboxRuntime: true,
+        cleanupOutdatedCaches: true,
+        // autoUpdate: a new worker takes over at once (the plugin sets these only when it injects
+        // the registration itself; here main.tsx does).
+        skipWaiting: true,
+        clientsClaim: true,
+        // Client routes load the cached index.html; the API, health checks and downloads never do.
+        navigateFallback: 'index.html',
+        navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/(healthz|readyz)$/],
+        // No runtimeCaching: /api/* is not routed by the worker at all, so it always goes to the network.
+        runtimeCaching: [],
+      },
+    }),
+  ],
   build: {
     outDir: '../../dist/client',
     emptyOutDir: true,

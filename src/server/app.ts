@@ -234,7 +234,11 @@ function createOidc(
   return { client, signIn };
 }
 
-/** The built SPA's files; hashed assets are cached for good, the rest revalidated. */
+/**
+ * The built SPA's files; hashed assets are cached for good, the rest revalidated: index.html, and
+ * the service worker /sw.js and /manifest.webmanifest (decision 020), so a new build reaches
+ * installed apps on their next visit.
+ */
 async function serveClient(app: FastifyInstance, clientDir: string) {
   await app.register(fastifyStatic, {
     root: clientDir,

@@ -5,18 +5,41 @@ import { useSyncExternalStore } from 'react';
  * puts the app in 'reconnecting': one calm notice instead of an error per request, and a gentle
  * poll of /readyz (1 s, growing to 10 s). Once it answers, the notice goes and every query the
  * screen shows is refetched (spec §9 leaves automatic query retries off: this is the retry).
+ *
+ * Whether the browser itself is offline (issue 13): navigator.onLine and its 'online'/'offline'
+ * events. While offline the notice says so instead of 'Reconnecting…'; coming back online checks the
+ * server at once rather than at the poll's next turn.
  */
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
 
 let reconnecting = false;
+let online = typeof navigator === 'undefined' || navigator.onLine !== false;
+/** Ends the poll's current wait early. */
+let wake: (() => void) | undefined;
 const listeners = new Set<() => void>();
 const onRecovered = new Set<() => void>();
+
+function notify() {
+  for (const listener of listeners) listener();
+}
 
 function set(value: boolean) {
   if (reconnecting === value) return;
   reconnecting = value;
-  for (const listener of listeners) listener();
+  notify();
+}
+
+function setOnline(value: boolean) {
+  if (online === value) return;
+  online = value;
+  notify();
+  if (value) wake?.();
+}
+
+if (typeof window !== 'undefined') {
+  window.addEventListener('online', () => setOnline(true));
+  window.addEventListener('offline', () => setOnline(false));
 }
 
 async function ready(): Promise<boolean> {
@@ -30,7 +53,15 @@ async function ready(): Promise<boolean> {
 async function poll() {
   let delay = FIRST_DELAY_MS;
   while (reconnecting) {
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delay);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = undefined;
+    if (!online) continue;
     if (await ready()) {
       set(false);
       for (const callback of onRecovered) callback();
@@ -55,9 +86,20 @@ export function whenReconnected(callback: () => void): () => void {
   return () => onRecovered.delete(callback);
 }
 
+/** The browser says it has no network (navigator.onLine is false). */
+export const isOffline = (): boolean => !online;
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
 export function useReconnecting(): boolean {
-  return useSyncExternalStore((listener) => {
-    listeners.add(listener);
-    return () => listeners.delete(listener);
-  }, isReconnecting);
+  return useSyncExternalStore(subscribe, isReconnecting);
+}
+
+export function useOffline(): boolean {
+  return useSyncExternalStore(subscribe, isOffline);
 }

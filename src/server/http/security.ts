@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Security headers (DESIGN.md §4). Scripts only from our origin; styles also inline,
  * because Radix and the drag-and-drop library set style elements at run time;
- * confetti draws in a worker started from a blob URL.
+ * confetti draws in a worker started from a blob URL; the offline service worker (/sw.js) and the
+ * web app manifest come from our origin (decision 020).
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   await app.register(helmet, {
@@ -18,6 +19,7 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
         'font-src': ["'self'", 'data:'],
         'connect-src': ["'self'"],
         'worker-src': ["'self'", 'blob:'],
+        'manifest-src': ["'self'"],
         'object-src': ["'none'"],
         'base-uri': ["'self'"],
         'form-action': ["'self'"],
