@@ -9,6 +9,7 @@ import {
   deleteAllTasks,
   describeBrowser,
   launchBrowser,
+  openContext,
   type RunningServer,
   screenshot,
   signIn,
@@ -73,7 +74,7 @@ describeBrowser('accessibility of every screen', () => {
     theme: string,
     viewport: { width: number; height: number },
   ): Promise<BrowserContext> {
-    const context = await browser.newContext({ baseURL: server.url, viewport });
+    const context = await openContext(browser, { baseURL: server.url, viewport });
     await context.addInitScript(
       ([key, value]) => localStorage.setItem(key!, value!),
       [THEME_STORAGE_KEY, theme],

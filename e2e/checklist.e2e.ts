@@ -11,6 +11,7 @@ import {
   describeBrowser,
   launchBrowser,
   type OpenPage,
+  openContext,
   openPage,
   type RunningServer,
   screenshot,
@@ -213,7 +214,7 @@ describeBrowser('checklists in the browser', () => {
   ]) {
     for (const theme of ['light', 'dark']) {
       it(`passes axe on an expanded card with a checklist: ${viewport.name}-${theme}`, async () => {
-        const context = await browser.newContext({ baseURL: server.url, viewport });
+        const context = await openContext(browser, { baseURL: server.url, viewport });
         opened.push({ context, page: await context.newPage(), errors: [] });
         await context.addInitScript(
           ([key, value]) => localStorage.setItem(key!, value!),

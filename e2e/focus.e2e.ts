@@ -9,6 +9,7 @@ import {
   describeBrowser,
   launchBrowser,
   type OpenPage,
+  openContext,
   type RunningServer,
   signIn,
   startServer,
@@ -37,7 +38,7 @@ describeBrowser('card controls and focus', () => {
 
   /** Signed in as the admin on a list holding just `titles`, first on top. */
   async function listOf(titles: string[], options: Parameters<Browser['newContext']>[0] = {}) {
-    const context = await browser.newContext({
+    const context = await openContext(browser, {
       baseURL: server.url,
       viewport: { width: 1280, height: 900 },
       ...options,

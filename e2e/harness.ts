@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from 'playwright-core';
 import { describe } from 'vitest';
 import type { Task } from '../src/common/tasks';
 
@@ -147,9 +153,27 @@ export interface OpenPage {
   errors: string[];
 }
 
+/**
+ * A browser context with the app's service worker blocked: the worker's precache (the whole client)
+ * would load in every context of every test, and the offline behaviour has a test of its own
+ * (installable.e2e.ts), which opens its contexts with the worker allowed.
+ */
+export function openContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return browser.newContext({ serviceWorkers: 'block', ...options });
+}
+
 /** A new browser context (its own storage) on the server, with clipboard access. */
-export async function openPage(browser: Browser, server: RunningServer, urlPath = '/'): Promise<OpenPage> {
-  const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+export async function openPage(
+  browser: Browser,
+  server: RunningServer,
+  urlPath = '/',
+  contextOptions: BrowserContextOptions = {},
+): Promise<OpenPage> {
+  const context = await openContext(browser, {
+    baseURL: server.url,
+    viewport: { width: 1280, height: 900 },
+    ...contextOptions,
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const page = await context.newPage();
   const errors: string[] = [];

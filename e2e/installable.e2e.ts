@@ -1,6 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+
 import { describeBrowser, launchBrowser, openPage, type RunningServer, signIn, startServer } from './harness';
+
+/** This file tests the service worker itself: the harness blocks it elsewhere. */
+const WITH_SERVICE_WORKER = { serviceWorkers: 'allow' } as const;
 
 /**
  * Issue 13, Installable (decision 020): a valid web app manifest with PNG icons, a service worker
@@ -79,7 +83,7 @@ describeBrowser('the installable app', () => {
   const offlineNotice = (page: Page) => page.getByRole('status').filter({ hasText: 'You are offline' });
 
   it('opens the login screen offline from the cached shell, with the offline notice', async () => {
-    const { context, page } = await openPage(browser, server);
+    const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
     try {
       await page.getByRole('button', { name: 'Sign In', exact: true }).waitFor();
       await controlled(page);
@@ -110,7 +114,7 @@ describeBrowser('the installable app', () => {
 
   it('leaves API calls to the network, where browser tests can still intercept them', async () => {
     // Other browser tests stub API answers with page.route, which cannot see what a worker answers.
-    const { context, page } = await openPage(browser, server);
+    const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
     try {
       await controlled(page);
       await page.route('**/api/auth/providers', (route) => route.fulfill({ json: { stubbed: true } }));
@@ -126,7 +130,7 @@ describeBrowser('the installable app', () => {
   });
 
   it('opens the main screen offline when signed in; one notice, gone when back online', async () => {
-    const { context, page } = await openPage(browser, server);
+    const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
     try {
       await signIn(page);
       await controlled(page);

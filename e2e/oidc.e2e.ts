@@ -7,6 +7,7 @@ import {
   ADMIN,
   describeBrowser,
   launchBrowser,
+  openContext,
   type RunningServer,
   screenshot,
   startServer,
@@ -60,7 +61,7 @@ describeBrowser('single sign-on through an OpenID Connect provider', () => {
     page: import('playwright-core').Page;
     errors: string[];
   }> {
-    const context = await browser.newContext({ baseURL: server.url, ignoreHTTPSErrors: true });
+    const context = await openContext(browser, { baseURL: server.url, ignoreHTTPSErrors: true });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));

@@ -1,7 +1,14 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeBrowser, launchBrowser, type RunningServer, screenshot, startServer } from './harness';
+import {
+  describeBrowser,
+  launchBrowser,
+  openContext,
+  type RunningServer,
+  screenshot,
+  startServer,
+} from './harness';
 
 /**
  * Issue 12: the API reference at /api/docs renders every operation of /api/openapi.json in
@@ -25,7 +32,10 @@ describeBrowser('the API reference page', () => {
     };
     const operations = Object.values(spec.paths).flatMap((methods) => Object.keys(methods)).length;
 
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    const context = await openContext(browser, {
+      baseURL: server.url,
+      viewport: { width: 1280, height: 900 },
+    });
     // Seen by the page itself: every refusal under the CSP, whatever the console says.
     await context.addInitScript(() => {
       const seen: string[] = [];

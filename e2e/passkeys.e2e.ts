@@ -7,6 +7,7 @@ import {
   apiFromPage,
   describeBrowser,
   launchBrowser,
+  openContext,
   openPage,
   type RunningServer,
   screenshot,
@@ -173,7 +174,10 @@ describeBrowser('passkeys', () => {
   });
 
   it('looks right in the dark theme', async () => {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    const context = await openContext(browser, {
+      baseURL: server.url,
+      viewport: { width: 1280, height: 900 },
+    });
     await context.addInitScript(([key]) => localStorage.setItem(key!, 'dark'), [THEME_STORAGE_KEY]);
     const page = await context.newPage();
     await page.goto('/');

@@ -10,6 +10,7 @@ import {
   apiFromPage,
   describeBrowser,
   launchBrowser,
+  openContext,
   type RunningServer,
   screenshot,
   startServer,
@@ -33,7 +34,10 @@ describeBrowser('two-factor sign-in', () => {
   });
 
   async function open(theme: 'light' | 'dark') {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    const context = await openContext(browser, {
+      baseURL: server.url,
+      viewport: { width: 1280, height: 900 },
+    });
     await context.addInitScript(
       ([key, value]) => localStorage.setItem(key!, value!),
       [THEME_STORAGE_KEY, theme],
