@@ -79,7 +79,7 @@ class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
-class SchemaScopedPostgresDialect extends PostgresDialect {
+export class SchemaScopedPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new CurrentSchemaIntrospector(db);
   }

@@ -73,8 +73,6 @@ export async function createPgSchema(baseUrl: string, prefix = 'test'): Promise<
   };
   await run(`create schema ${name}`);
   const url = new URL(baseUrl);
-  // No parallel workers: a worker started for Kysely's catalogue query at migration time sometimes
-  // fails with 'schema ... does not exist' for a search_path set in the connection options.
-  url.searchParams.set('options', `-c search_path=${name} -c max_parallel_workers_per_gather=0`);
+  url.searchParams.set('options', `-c search_path=${name}`);
   return { name, url: url.toString(), drop: () => run(`drop schema if exists ${name} cascade`) };
 }

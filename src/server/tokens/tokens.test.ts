@@ -2,10 +2,11 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../auth/tokens';
+import { SchemaScopedPostgresDialect } from '../db';
 import { migrationProvider } from '../db/migrations';
 import { BEARER_MESSAGES } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -405,7 +406,7 @@ describe.each(testDialects)('migration 0004 on %s', (dialect) => {
     // biome-ignore lint/suspicious/noExplicitAny: the schema as it was before migration 0004
     const db = new Kysely<any>({
       dialect: schema
-        ? new PostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) })
+        ? new SchemaScopedPostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) })
         : new SqliteDialect({ database: new SqliteDatabase(path.join(dataDir, 'old.db')) }),
     });
     try {
