@@ -35,6 +35,7 @@ const MOVED_TABLES = [
   'access_requests',
   'agents',
   'tasks',
+  'calendar_feeds',
   'files',
   'ai_credentials',
   'audit_log',
@@ -110,6 +111,11 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         two_factor_secret: 'KRSXG5CTMVRXEZLUKRSXG5CTMVRXEZLU',
       },
     ])
+    .execute();
+  // A calendar feed moves with its owner: the address keeps working on the new instance.
+  await k
+    .insertInto('calendar_feeds')
+    .values({ user_id: 2, secret_hash: 'f'.repeat(64), created_at: at(2) })
     .execute();
   await k
     .insertInto('access_requests')
@@ -391,7 +397,7 @@ async function dump(db: Db): Promise<Record<MovedTable, Record<string, unknown>[
     const rows = await db.kysely
       .selectFrom(table)
       .selectAll()
-      .orderBy(table === 'ai_credentials' ? 'user_id' : 'id')
+      .orderBy(table === 'ai_credentials' || table === 'calendar_feeds' ? 'user_id' : 'id')
       .execute();
     tables[table] = rows.map((row) =>
       Object.fromEntries(
