@@ -24,7 +24,7 @@ import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
 import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
 import type { Config } from './config';
-import { dataRoutes } from './data/routes';
+import { dataRoutes } from './portability/routes';
 import type { Db } from './db';
 import { createFileStore } from './files/driver';
 import { fileRoutes } from './files/routes';
