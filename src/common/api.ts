@@ -27,4 +27,6 @@ export const MEDIA = {
   multipart: 'multipart/form-data',
   eventStream: 'text/event-stream',
   anyFile: '*/*',
+  calendar: 'text/calendar',
+  csv: 'text/csv',
 } as const;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { CustomFetch } from 'openid-client';
 import { OIDC_PATHS } from '../common/sign-in';
@@ -22,6 +22,7 @@ import { type AuthService, createAuthService } from './auth/service';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
+import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createFileStore } from './files/driver';
@@ -36,6 +37,7 @@ import { serializerCompiler, validatorCompiler } from './http/zod';
 import { createLiveBus, type LiveBus } from './live/bus';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
+import { dataRoutes } from './portability/routes';
 import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
@@ -84,6 +86,16 @@ export async function buildApp(
       options.logger === undefined
         ? {
             level: config.logLevel,
+            // The calendar feed's secret is in its path: logs keep the path, not the secret.
+            serializers: {
+              req: (request: FastifyRequest) => ({
+                method: request.method,
+                url: withoutFeedSecret(request.url),
+                host: request.host,
+                remoteAddress: request.ip,
+                remotePort: request.socket?.remotePort,
+              }),
+            },
             redact: [
               'req.headers["user-session"]',
               'req.headers["x-session-id"]',
@@ -172,6 +184,8 @@ export async function buildApp(
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
   await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
   await tokenRoutes(app, { tokens });
+  await calendarRoutes(app, { db: kysely, appUrl: config.appUrl });
+  await dataRoutes(app, { db: kysely, live });
   await liveRoutes(app, { live });
   await agentRoutes(app, {
     db: kysely,

@@ -1,14 +1,17 @@
 import {
   BotIcon,
+  CalendarDaysIcon,
   ChevronDownIcon,
   CircleHelpIcon,
   CircleUserRoundIcon,
+  DownloadIcon,
   KeyRoundIcon,
   LogOutIcon,
   MoonIcon,
   PlugIcon,
   ShieldCheckIcon,
   SunIcon,
+  UploadIcon,
   UserCogIcon,
 } from 'lucide-react';
 import { lazy, Suspense, useRef, useState } from 'react';
@@ -44,7 +47,26 @@ const SecurityDialog = lazy(() =>
   import('../security/SecurityDialog').then((m) => ({ default: m.SecurityDialog })),
 );
 
-type DialogName = 'users' | 'agents' | 'connect-ai' | 'faq' | 'password' | 'security';
+const CalendarFeedDialog = lazy(() =>
+  import('../transfer/CalendarFeedDialog').then((m) => ({ default: m.CalendarFeedDialog })),
+);
+const ExportDialog = lazy(() =>
+  import('../transfer/ExportDialog').then((m) => ({ default: m.ExportDialog })),
+);
+const ImportDialog = lazy(() =>
+  import('../transfer/ImportDialog').then((m) => ({ default: m.ImportDialog })),
+);
+
+type DialogName =
+  | 'users'
+  | 'agents'
+  | 'connect-ai'
+  | 'faq'
+  | 'password'
+  | 'security'
+  | 'calendar'
+  | 'export'
+  | 'import';
 
 export type SettingsMenuProps = {
   /** False on the archive page, whose menu offers neither (spec §2). */
@@ -122,6 +144,18 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <ShieldCheckIcon aria-hidden />
             {COPY.security}
           </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('calendar')}>
+            <CalendarDaysIcon aria-hidden />
+            Calendar feed
+          </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('export')}>
+            <DownloadIcon aria-hidden />
+            Export my data
+          </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('import')}>
+            <UploadIcon aria-hidden />
+            Import tasks
+          </DropdownMenuItem>
           {withLogoutAndTheme && (
             <>
               <DropdownMenuSeparator />
@@ -144,6 +178,9 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
         {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
         {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
         {mounted.has('security') && <SecurityDialog {...dialogProps('security')} />}
+        {mounted.has('calendar') && <CalendarFeedDialog {...dialogProps('calendar')} />}
+        {mounted.has('export') && <ExportDialog {...dialogProps('export')} />}
+        {mounted.has('import') && <ImportDialog {...dialogProps('import')} />}
       </Suspense>
     </>
   );

@@ -450,6 +450,24 @@ function searchAndChecklists(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 13: the calendar feed. One per user; only the SHA-256 of its secret is kept, so the address
+ * is shown once, when it is made. Making a new one replaces the row (and so revokes the old address).
+ */
+function calendarFeeds(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('calendar_feeds')
+        .addColumn('user_id', 'integer', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
+        .addColumn('secret_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -463,6 +481,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0006_passkeys': passkeys(dialect),
         '0007_oidc_identities': oidcIdentities(dialect),
         '0008_search_and_checklists': searchAndChecklists(dialect),
+        '0009_calendar_feeds': calendarFeeds(dialect),
       };
     },
   };

@@ -242,6 +242,13 @@ export interface TaskVersionsTable {
   version: BigIntColumn;
 }
 
+/** The calendar feed (migration 0009): one per user, the secret kept as its SHA-256 only. */
+export interface CalendarFeedsTable {
+  user_id: number;
+  secret_hash: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -257,6 +264,7 @@ export interface Database {
   tasks: TasksTable;
   task_versions: TaskVersionsTable;
   checklist_items: ChecklistItemsTable;
+  calendar_feeds: CalendarFeedsTable;
   files: FilesTable;
   ai_credentials: AiCredentialsTable;
   audit_log: AuditLogTable;

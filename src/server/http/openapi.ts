@@ -71,6 +71,15 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Tasks', description: 'Your tasks: the active list, the archive, order, search and filters.' },
   { name: 'Checklists', description: 'The steps of a task.' },
   { name: 'Files', description: 'Files attached to tasks.' },
+  {
+    name: 'Calendar',
+    description:
+      'Your due dates as a calendar feed (iCalendar), at a secret address calendar apps subscribe to.',
+  },
+  {
+    name: 'Import and export',
+    description: 'Your data out as JSON or CSV; tasks in from Tasklane or Todoist.',
+  },
   { name: 'Agents', description: 'Your AI agents (contexts).' },
   { name: 'AI', description: 'AI drafts and the AI provider connection.' },
   { name: 'Admin', description: 'User accounts, access requests and the audit log. Administrators only.' },

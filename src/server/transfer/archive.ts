@@ -186,6 +186,11 @@ const COLUMNS = {
     created_at: 'timestamp',
     updated_at: 'timestamp',
   },
+  calendar_feeds: {
+    user_id: 'id',
+    secret_hash: 'text',
+    created_at: 'timestamp',
+  },
   files: {
     id: 'id',
     task_id: 'id',

@@ -35,6 +35,8 @@ const MOVED_TABLES = [
   'access_requests',
   'agents',
   'tasks',
+  'checklist_items',
+  'calendar_feeds',
   'files',
   'ai_credentials',
   'audit_log',
@@ -111,6 +113,11 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       },
     ])
     .execute();
+  // A calendar feed moves with its owner: the address keeps working on the new instance.
+  await k
+    .insertInto('calendar_feeds')
+    .values({ user_id: 2, secret_hash: 'f'.repeat(64), created_at: at(2) })
+    .execute();
   await k
     .insertInto('access_requests')
     .values([
@@ -183,6 +190,33 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         position: 1,
         created_at: at(16),
         updated_at: at(16),
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('checklist_items')
+    .values([
+      {
+        id: 2,
+        task_id: 3,
+        user_id: 2,
+        title: 'Étape une',
+        done: true,
+        position: 0,
+        search_text: 'etape une',
+        created_at: at(17),
+        updated_at: at(18),
+      },
+      {
+        id: 7,
+        task_id: 3,
+        user_id: 2,
+        title: 'Step two',
+        done: false,
+        position: 1,
+        search_text: 'step two',
+        created_at: at(17),
+        updated_at: at(17),
       },
     ])
     .execute();
@@ -391,7 +425,7 @@ async function dump(db: Db): Promise<Record<MovedTable, Record<string, unknown>[
     const rows = await db.kysely
       .selectFrom(table)
       .selectAll()
-      .orderBy(table === 'ai_credentials' ? 'user_id' : 'id')
+      .orderBy(table === 'ai_credentials' || table === 'calendar_feeds' ? 'user_id' : 'id')
       .execute();
     tables[table] = rows.map((row) =>
       Object.fromEntries(

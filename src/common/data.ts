@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { agentSchema } from './agents';
+import { taskSchema } from './tasks';
+
+/** Taking your data out and bringing tasks in (issue 13): the API contract, shared with the client. */
+
+export const EXPORT_PATH = '/api/export';
+export const IMPORT_PATH = '/api/import';
+/** The multipart field that carries the file to import. */
+export const IMPORT_FIELD = 'file';
+
+export const DATA_LIMITS = {
+  /** Largest file an import reads. */
+  importBytes: 10 * 1024 * 1024,
+  /** Errors listed in one answer; the rest are counted in `skipped`. */
+  errorsListed: 100,
+} as const;
+
+export const EXPORT_FORMATS = ['json', 'csv'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const exportQuerySchema = z.object({
+  format: z.enum(EXPORT_FORMATS, { error: 'format must be json or csv' }).default('json'),
+});
+
+/** The columns of Tasklane's CSV, one row per task, in this order. */
+export const CSV_COLUMNS = [
+  'title',
+  'description',
+  'dueDate',
+  'completed',
+  'archived',
+  'notes',
+  'createdAt',
+] as const;
+
+/** A checklist item as the JSON export holds it (its task holds it, in order). */
+export const exportedChecklistItemSchema = z.object({ title: z.string(), done: z.boolean() });
+
+/** A task in the JSON export: the task as the API shows it, with its checklist items. */
+export const exportedTaskSchema = taskSchema.omit({ userId: true }).extend({
+  checklistItems: z.array(exportedChecklistItemSchema),
+});
+
+/** GET /api/export?format=json: everything you own, and nothing of anyone else's. */
+export const exportDocumentSchema = z.object({
+  format: z.literal('tasklane'),
+  version: z.literal(1),
+  exportedAt: z.string(),
+  tasks: z.array(exportedTaskSchema),
+  agents: z.array(agentSchema),
+});
+export type ExportDocument = z.infer<typeof exportDocumentSchema>;
+
+export const importQuerySchema = z.object({
+  dryRun: z
+    .enum(['true', 'false'], { error: 'dryRun must be true or false' })
+    .optional()
+    .transform((v) => v === 'true'),
+});
+
+export const importErrorSchema = z.object({
+  /** CSV: the line in the file (the header is 1). JSON: the task's place in `tasks` (the first is 1). */
+  row: z.number(),
+  message: z.string(),
+});
+export type ImportError = z.infer<typeof importErrorSchema>;
+
+/** POST /api/import: tasks created (or, with dryRun, that would be), rows left out and why. */
+export const importResultSchema = z.object({
+  imported: z.number(),
+  skipped: z.number(),
+  errors: z.array(importErrorSchema),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;
+
+/** A file that cannot be read at all: nothing is imported. */
+export const importFailureSchema = importResultSchema.extend({ message: z.string() });
+export type ImportFailure = z.infer<typeof importFailureSchema>;
+
+export const importBodySchema = z.object({ [IMPORT_FIELD]: z.file() });

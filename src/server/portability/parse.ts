@@ -1,0 +1,387 @@
+import * as chrono from 'chrono-node';
+import { CsvError, parse as parseCsv } from 'csv-parse/sync';
+import { z } from 'zod';
+import { agentBodySchema } from '../../common/agents';
+import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
+import { CSV_COLUMNS, type ImportError } from '../../common/data';
+import { updateTaskBodySchema } from '../../common/tasks';
+import type { NewTaskWithChecklist } from '../tasks/bulk';
+
+/** A task read from a file; `agentRef` is the id its agent had in the file (JSON only). */
+export interface ParsedTask extends Omit<NewTaskWithChecklist, 'contextId'> {
+  agentRef: number | null;
+}
+
+export interface ParsedAgent {
+  /** Its id in the file, which the file's tasks refer to. */
+  ref: number;
+  title: string;
+  prompt: string;
+}
+
+export interface ParsedFile {
+  format: 'tasklane-json' | 'tasklane-csv' | 'todoist-csv';
+  tasks: ParsedTask[];
+  agents: ParsedAgent[];
+  /** Rows or entries left out: bad values (listed in `errors`), and Todoist's sections and notes. */
+  skipped: number;
+  errors: ImportError[];
+}
+
+/** A file that cannot be read at all: nothing of it is imported. */
+export class UnreadableFileError extends Error {
+  constructor(
+    readonly row: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The first problem of a value, in the words the task routes use (they name the field). */
+const firstIssue = (error: z.ZodError) => error.issues[0]?.message ?? 'This row is not valid';
+
+const taskFields = updateTaskBodySchema.pick({
+  title: true,
+  description: true,
+  dueDate: true,
+  completed: true,
+  archived: true,
+  notes: true,
+  aiDraft: true,
+  aiAssisted: true,
+});
+
+const checklistTitle = createChecklistItemBodySchema.shape.title;
+
+/** A task's fields checked as the task routes check them; a title is required. */
+function checkTask(
+  fields: Record<string, unknown>,
+): { task: z.output<typeof taskFields> } | { error: string } {
+  if (typeof fields.title !== 'string' || !fields.title.trim()) return { error: 'title is required' };
+  const picked = Object.fromEntries(Object.keys(taskFields.shape).map((key) => [key, fields[key]]));
+  const result = taskFields.safeParse(
+    Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)),
+  );
+  return result.success ? { task: result.data } : { error: firstIssue(result.error) };
+}
+
+const isoDateTime = z.iso.datetime({ offset: true, error: 'createdAt must be an ISO 8601 date and time' });
+
+/** Reads an upload: Tasklane's JSON or CSV, or Todoist's CSV export. */
+export function parseImportFile(bytes: Buffer, today = new Date()): ParsedFile {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new UnreadableFileError(1, 'The file is not UTF-8 text: export it as UTF-8 CSV or JSON.');
+  }
+  const body = text.replace(/^\uFEFF/, '');
+  if (!body.trim()) throw new UnreadableFileError(1, 'The file is empty.');
+  return /^\s*[{[]/.test(body) ? parseJson(body) : parseCsvFile(body, today);
+}
+
+// --- JSON: the document GET /api/export?format=json writes.
+
+const jsonTaskSchema = z.looseObject({
+  contextId: z.number().int().positive().nullable().optional(),
+  createdAt: isoDateTime.nullable().optional(),
+  archivedAt: z.iso
+    .datetime({ offset: true, error: 'archivedAt must be an ISO 8601 date and time' })
+    .nullable()
+    .optional(),
+  checklistItems: z
+    .array(z.object({ title: checklistTitle, done: z.boolean({ error: 'done must be true or false' }) }))
+    .max(CHECKLIST_LIMITS.itemsMax, `A task can hold at most ${CHECKLIST_LIMITS.itemsMax} checklist items`)
+    .optional(),
+});
+
+const jsonDocumentSchema = z.object({
+  tasks: z.array(z.unknown(), { error: 'The file must hold a list of tasks under "tasks".' }),
+  agents: z.array(z.unknown(), { error: '"agents" must be a list.' }).optional(),
+});
+
+/** The line of a JSON syntax error, when the parser says where it is. */
+function jsonErrorLine(body: string, error: Error): number {
+  const at = /position (\d+)/.exec(error.message);
+  return at ? body.slice(0, Number(at[1])).split('\n').length : 1;
+}
+
+function parseJson(body: string): ParsedFile {
+  let document: unknown;
+  try {
+    document = JSON.parse(body);
+  } catch (error) {
+    throw new UnreadableFileError(
+      jsonErrorLine(body, error as Error),
+      `The file is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  const shape = jsonDocumentSchema.safeParse(document);
+  if (!shape.success) throw new UnreadableFileError(1, firstIssue(shape.error));
+  const errors: ImportError[] = [];
+  const agents: ParsedAgent[] = [];
+  for (const [index, entry] of (shape.data.agents ?? []).entries()) {
+    const ref = (entry as { id?: unknown })?.id;
+    const agent = agentBodySchema.safeParse(entry);
+    if (!agent.success || typeof ref !== 'number') {
+      errors.push({
+        row: index + 1,
+        message: `agent ${index + 1}: ${agent.success ? 'id must be a number' : firstIssue(agent.error)}`,
+      });
+      continue;
+    }
+    agents.push({ ref, ...agent.data });
+  }
+  const tasks: ParsedTask[] = [];
+  for (const [index, entry] of shape.data.tasks.entries()) {
+    const row = index + 1;
+    const extra = jsonTaskSchema.safeParse(entry);
+    if (!extra.success) {
+      errors.push({ row, message: `task ${row}: ${firstIssue(extra.error)}` });
+      continue;
+    }
+    const checked = checkTask(extra.data);
+    if ('error' in checked) {
+      errors.push({ row, message: `task ${row}: ${checked.error}` });
+      continue;
+    }
+    const { task } = checked;
+    tasks.push({
+      title: task.title!,
+      description: task.description ?? null,
+      dueDate: task.dueDate ?? null,
+      completed: task.completed ?? false,
+      archived: task.archived ?? false,
+      notes: task.notes ?? null,
+      aiDraft: task.aiDraft ?? null,
+      aiAssisted: task.aiAssisted ?? false,
+      createdAt: extra.data.createdAt ?? null,
+      archivedAt: extra.data.archivedAt ?? null,
+      agentRef: extra.data.contextId ?? null,
+      checklistItems: extra.data.checklistItems ?? [],
+    });
+  }
+  // Agents are not rows of the task list: only the bad tasks count as skipped.
+  const skipped = errors.filter((error) => error.message.startsWith('task ')).length;
+  return { format: 'tasklane-json', tasks, agents, skipped, errors };
+}
+
+// --- CSV: Tasklane's own columns, or Todoist's export.
+
+interface CsvRecord {
+  record: Record<string, string>;
+  /** The line the record starts on (the header is 1). */
+  line: number;
+}
+
+/** Plain words for the parser's complaints about the file's shape. */
+function csvProblem(error: CsvError): string {
+  switch (error.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'A quoted value is never closed: check the quotes on this line.';
+    case 'CSV_RECORD_INCONSISTENT_COLUMNS':
+    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
+      return 'This line has a different number of values than the header names.';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return 'A quoted value is followed by more text before the next comma.';
+    default:
+      return `The file is not valid CSV: ${error.message}`;
+  }
+}
+
+function readCsv(body: string): { header: string[]; records: CsvRecord[] } {
+  let header: string[] = [];
+  let lastGood = 1;
+  let rows: Array<{ record: Record<string, string>; info: { lines: number; empty_lines: number } }>;
+  try {
+    rows = parseCsv<{ record: Record<string, string>; info: { lines: number; empty_lines: number } }>(body, {
+      bom: true,
+      columns: (names: string[]) => {
+        header = names.map((name) => name.trim());
+        return header;
+      },
+      info: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      // A stray quote inside an unquoted value ('5" screen') is text, not a syntax error.
+      relax_quotes: true,
+      on_record: (record, context) => {
+        lastGood = context.lines;
+        return record;
+      },
+    });
+  } catch (error) {
+    if (error instanceof CsvError) {
+      // A quote never closed runs to the end of the file: the trouble starts after the last good record.
+      const line =
+        error.code === 'CSV_QUOTE_NOT_CLOSED'
+          ? lastGood + 1
+          : ((error as CsvError & { lines?: number }).lines ?? 1);
+      throw new UnreadableFileError(line, csvProblem(error));
+    }
+    throw new UnreadableFileError(1, `The file is not valid CSV: ${(error as Error).message}`);
+  }
+  // The parser counts the line a record ends on; it starts after the previous one (and any blank lines).
+  let lastLine = 1;
+  let lastEmpty = 0;
+  const records = rows.map(({ record, info }) => {
+    const line = lastLine + 1 + (info.empty_lines - lastEmpty);
+    lastLine = info.lines;
+    lastEmpty = info.empty_lines;
+    return { record, line };
+  });
+  return { header, records };
+}
+
+function parseCsvFile(body: string, today: Date): ParsedFile {
+  const { header, records } = readCsv(body);
+  const names = new Set(header.map((name) => name.toLowerCase()));
+  if (names.has('type') && names.has('content')) return todoist(records, today);
+  if (names.has('title')) return tasklaneCsv(records);
+  throw new UnreadableFileError(
+    1,
+    `The first line must name the columns: Tasklane's (${CSV_COLUMNS.join(', ')}) or Todoist's (TYPE, CONTENT, DESCRIPTION, PRIORITY, INDENT, DATE, ...).`,
+  );
+}
+
+/** A record's value by column name, whatever the case of the header. */
+const field = (record: Record<string, string>, name: string): string => {
+  if (name in record) return record[name] ?? '';
+  const key = Object.keys(record).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? '' : (record[key] ?? '');
+};
+
+const BOOLEAN = { true: true, false: false, '': false } as Record<string, boolean>;
+
+function tasklaneCsv(records: CsvRecord[]): ParsedFile {
+  const tasks: ParsedTask[] = [];
+  const errors: ImportError[] = [];
+  for (const { record, line } of records) {
+    const flags: Record<string, boolean> = {};
+    let error: string | undefined;
+    for (const name of ['completed', 'archived'] as const) {
+      const value = BOOLEAN[field(record, name).trim().toLowerCase()];
+      if (value === undefined) error ??= `${name} must be true or false`;
+      else flags[name] = value;
+    }
+    const createdAtText = field(record, 'createdAt').trim();
+    const createdAt = createdAtText ? isoDateTime.safeParse(createdAtText) : null;
+    if (createdAt && !createdAt.success) error ??= firstIssue(createdAt.error);
+    const checked = checkTask({
+      title: field(record, 'title'),
+      description: field(record, 'description'),
+      dueDate: field(record, 'dueDate').trim(),
+      notes: field(record, 'notes') || null,
+    });
+    if ('error' in checked) error ??= checked.error;
+    if (error !== undefined || 'error' in checked) {
+      errors.push({ row: line, message: error ?? 'This row is not valid' });
+      continue;
+    }
+    const { task } = checked;
+    tasks.push({
+      title: task.title!,
+      description: task.description ?? null,
+      dueDate: task.dueDate ?? null,
+      completed: flags.completed!,
+      archived: flags.archived!,
+      notes: task.notes ?? null,
+      aiDraft: null,
+      aiAssisted: false,
+      createdAt: createdAt?.data ?? null,
+      agentRef: null,
+      checklistItems: [],
+    });
+  }
+  return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors };
+}
+
+/** The local calendar date of a Date, as YYYY-MM-DD. */
+const calendarDate = (date: Date) =>
+  `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
+
+const CHRONO_LOCALES = chrono as unknown as Record<
+  string,
+  { parseDate?: typeof chrono.parseDate } | undefined
+>;
+
+/** Todoist's DATE in its DATE_LANG, read forward from today; unreadable ('every day', '') is no date. */
+function todoistDate(text: string, lang: string, today: Date): string | null {
+  if (!text.trim()) return null;
+  const locale = CHRONO_LOCALES[lang.trim().toLowerCase()];
+  const parseDate = locale?.parseDate ?? chrono.parseDate;
+  const date = parseDate.call(locale ?? chrono, text, today, { forwardDate: true });
+  return date ? calendarDate(date) : null;
+}
+
+/**
+ * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
+ * task above; sections and notes are skipped (counted, not listed as errors).
+ */
+function todoist(records: CsvRecord[], today: Date): ParsedFile {
+  const tasks: ParsedTask[] = [];
+  const errors: ImportError[] = [];
+  let skipped = 0;
+  /** The task indented rows belong to, or the line of the task that was skipped. */
+  let parent: ParsedTask | { skippedLine: number } | null = null;
+  for (const { record, line } of records) {
+    const skip = (message: string) => {
+      errors.push({ row: line, message });
+      skipped += 1;
+    };
+    const type = field(record, 'TYPE').trim().toLowerCase();
+    if (type === 'section' || type === 'note') {
+      skipped += 1;
+      continue;
+    }
+    if (type !== 'task') {
+      skip(`TYPE must be task, section or note, not '${type}'`);
+      continue;
+    }
+    const indentText = field(record, 'INDENT').trim() || '1';
+    const indent = /^\d+$/.test(indentText) ? Number(indentText) : Number.NaN;
+    if (!(indent >= 1)) {
+      skip('INDENT must be a whole number from 1');
+      continue;
+    }
+    const content = field(record, 'CONTENT');
+    if (indent > 1) {
+      if (parent === null) skip('An indented task needs a task above it');
+      else if ('skippedLine' in parent) skip(`Its task (line ${parent.skippedLine}) was skipped`);
+      else if (parent.checklistItems.length >= CHECKLIST_LIMITS.itemsMax)
+        skip(`A task can hold at most ${CHECKLIST_LIMITS.itemsMax} checklist items`);
+      else {
+        const title = checklistTitle.safeParse(content);
+        if (title.success) parent.checklistItems.push({ title: title.data, done: false });
+        else skip(firstIssue(title.error));
+      }
+      continue;
+    }
+    const checked = checkTask({
+      title: content,
+      description: field(record, 'DESCRIPTION'),
+      dueDate: todoistDate(field(record, 'DATE'), field(record, 'DATE_LANG'), today),
+    });
+    if ('error' in checked) {
+      skip(checked.error);
+      parent = { skippedLine: line };
+      continue;
+    }
+    const task: ParsedTask = {
+      title: checked.task.title!,
+      description: checked.task.description ?? null,
+      dueDate: checked.task.dueDate ?? null,
+      completed: false,
+      archived: false,
+      notes: null,
+      aiDraft: null,
+      aiAssisted: false,
+      agentRef: null,
+      checklistItems: [],
+    };
+    tasks.push(task);
+    parent = task;
+  }
+  return { format: 'todoist-csv', tasks, agents: [], skipped, errors };
+}

@@ -1,0 +1,132 @@
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { MEDIA } from '../../common/api';
+import {
+  DATA_LIMITS,
+  EXPORT_PATH,
+  exportDocumentSchema,
+  exportQuerySchema,
+  IMPORT_FIELD,
+  IMPORT_PATH,
+  importBodySchema,
+  importFailureSchema,
+  importQuerySchema,
+  importResultSchema,
+} from '../../common/data';
+import type { Database } from '../db/schema';
+import { HttpError } from '../http/errors';
+import { currentUser, requireUser } from '../http/session';
+import type { ZodTypeProvider } from '../http/zod';
+import type { LiveBus } from '../live/bus';
+import { UnreadableFileError } from './parse';
+import { createDataService } from './service';
+
+export interface DataFeatureDeps {
+  db: Kysely<Database>;
+  live: LiveBus;
+}
+
+const MB = DATA_LIMITS.importBytes / (1024 * 1024);
+export const DATA_MESSAGES = {
+  notMultipart: `Send the file as multipart/form-data, in the field '${IMPORT_FIELD}'.`,
+  fileRequired: `file is required: send it in the multipart field '${IMPORT_FIELD}'.`,
+  tooLarge: `The file is larger than ${MB} MB: split it and import the parts.`,
+} as const;
+
+/** `tasklane-2026-03-01.json`: the day the export was made. */
+const fileName = (format: string) => `tasklane-${new Date().toISOString().slice(0, 10)}.${format}`;
+
+/** Export and import of one person's data (issue 13); a session or an API token, like the tasks. */
+export async function dataRoutes(fastify: FastifyInstance, { db, live }: DataFeatureDeps) {
+  const data = createDataService({ db, live });
+
+  await fastify.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: DATA_LIMITS.importBytes, files: 1, fields: 10, parts: 11 },
+    });
+    // As for file uploads: read what a refused request still sends, so the client gets the answer.
+    scope.addHook('onError', async (request) => {
+      if (request.isMultipart() && !request.raw.readableEnded) {
+        request.raw.unpipe();
+        request.raw.resume();
+      }
+    });
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+
+    app.get(
+      EXPORT_PATH,
+      {
+        onRequest: requireUser,
+        schema: {
+          summary: 'Export your data',
+          description:
+            'Everything you own, as a download. `json`: `{tasks, agents}`, active and archived tasks with notes, drafts, agent and checklist items. `csv`: one row per task (title, description, dueDate, completed, archived, notes, createdAt). Nothing of anyone else, no credentials.',
+          tags: ['Import and export'],
+          operationId: 'exportData',
+          querystring: exportQuerySchema,
+          response: {
+            200: {
+              description: 'The file, named in `Content-Disposition`.',
+              content: {
+                [MEDIA.json]: { schema: exportDocumentSchema },
+                [MEDIA.csv]: { schema: z.string().meta({ description: 'CSV with a header row' }) },
+              },
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        const userId = currentUser(request).id;
+        const { format } = request.query;
+        const body = format === 'csv' ? await data.exportCsv(userId) : await data.exportJson(userId);
+        return reply
+          .type(format === 'csv' ? `${MEDIA.csv}; charset=utf-8` : `${MEDIA.json}; charset=utf-8`)
+          .header('Content-Disposition', `attachment; filename="${fileName(format)}"`)
+          .header('Cache-Control', 'no-store')
+          .send(body);
+      },
+    );
+
+    app.post(
+      IMPORT_PATH,
+      {
+        onRequest: requireUser,
+        schema: {
+          summary: 'Import tasks',
+          description: `A multipart form with the file in \`${IMPORT_FIELD}\` (at most ${MB} MB, else 413): Tasklane's JSON or CSV export, or Todoist's CSV export. With \`dryRun=true\`, says what would be imported and writes nothing. Tasks go on top of your list in the file's order; rows with a bad value are skipped and listed. A file that cannot be read imports nothing (400, with the line).`,
+          tags: ['Import and export'],
+          operationId: 'importData',
+          querystring: importQuerySchema,
+          streamedBody: { [MEDIA.multipart]: importBodySchema },
+          response: { 200: importResultSchema, 400: importFailureSchema },
+        },
+      },
+      async (request, reply) => {
+        if (!request.isMultipart()) throw new HttpError(415, DATA_MESSAGES.notMultipart);
+        const part = await request.file();
+        if (!part || part.fieldname !== IMPORT_FIELD) throw new HttpError(400, DATA_MESSAGES.fileRequired);
+        let bytes: Buffer;
+        try {
+          bytes = await part.toBuffer();
+        } catch (error) {
+          if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+            throw new HttpError(413, DATA_MESSAGES.tooLarge);
+          throw error;
+        }
+        try {
+          return await data.import(currentUser(request).id, bytes, request.query.dryRun);
+        } catch (error) {
+          if (!(error instanceof UnreadableFileError)) throw error;
+          return reply.code(400).send({
+            message: `Line ${error.row}: ${error.message}`,
+            imported: 0,
+            skipped: 0,
+            errors: [{ row: error.row, message: error.message }],
+          });
+        }
+      },
+    );
+  });
+}
