@@ -75,7 +75,9 @@ export const importResultSchema = z.object({
 export type ImportResult = z.infer<typeof importResultSchema>;
 
 /** A file that cannot be read at all: nothing is imported. */
-export const importFailureSchema = importResultSchema.extend({ message: z.string() });
+// Only a file that could not be read carries the counts and its line; any other 400 (no file, a
+// body that is not multipart) is the plain `{message}` every error is.
+export const importFailureSchema = importResultSchema.partial().extend({ message: z.string() });
 export type ImportFailure = z.infer<typeof importFailureSchema>;
 
 export const importBodySchema = z.object({ [IMPORT_FIELD]: z.file() });

@@ -105,7 +105,7 @@ export function ImportDialog({ open, onOpenChange }: ControlledDialogProps) {
             ) : (
               <p className="text-sm font-medium">This file cannot be imported.</p>
             )}
-            <Problems errors={preview.ok ? preview.result.errors : preview.failure.errors} />
+            <Problems errors={(preview.ok ? preview.result.errors : preview.failure.errors) ?? []} />
           </div>
         )}
         <div>
