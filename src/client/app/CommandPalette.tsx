@@ -172,13 +172,17 @@ export function CommandPalette({ open }: { open: boolean }) {
         <DialogDescription className="sr-only">
           Type to find an action or jump to a task; Enter chooses.
         </DialogDescription>
-        <Command label="Commands and tasks" loop className="flex flex-col">
-          <Command.Input
-            value={search}
-            onValueChange={setSearch}
-            placeholder="Type a command or a task's title…"
-            className="h-12 w-full border-b bg-transparent px-4 pr-10 text-sm outline-none placeholder:text-muted-foreground"
-          />
+        {/* No vim bindings: Ctrl+K must close the palette, not move up a row. */}
+        <Command label="Commands and tasks" loop vimBindings={false} className="flex flex-col">
+          {/* The dialog's Close button sits in the right padding, clear of the field (target size). */}
+          <div className="border-b pr-12">
+            <Command.Input
+              value={search}
+              onValueChange={setSearch}
+              placeholder="Type a command or a task's title…"
+              className="h-12 w-full bg-transparent px-4 text-sm outline-none placeholder:text-muted-foreground"
+            />
+          </div>
           <Command.List className="max-h-[min(24rem,60dvh)] overflow-y-auto p-2">
             <Command.Empty className="py-6 text-center text-sm text-muted-foreground">
               Nothing matches.
