@@ -13,7 +13,7 @@ import {
 const QUESTIONS = [
   {
     question: `What is ${APP_NAME}?`,
-    answer: `${APP_NAME} is a task manager you host yourself. Keep a list of tasks with descriptions, due dates, notes and files, put them in the order you work in by dragging, and tick them off when done. AI agents can draft the work for any task.`,
+    answer: `${APP_NAME} is a task manager you host yourself. Keep a list of tasks with descriptions, due dates, notes and files, put them in the order you work in by dragging, and tick them off when done. AI agents can draft the work for any task. It works from the keyboard too: Ctrl+K (⌘K on a Mac) opens the command palette, and ? shows every keyboard shortcut.`,
   },
   {
     question: 'How do AI agents work?',

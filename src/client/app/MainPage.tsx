@@ -1,5 +1,4 @@
 import { ArchiveIcon, PlusIcon } from 'lucide-react';
-import { useState } from 'react';
 import { Link } from 'wouter';
 import { COPY } from '../../common/spec';
 import { useDocumentTitle } from '../lib/document-title';
@@ -8,11 +7,13 @@ import { AddTaskDialog } from '../tasks/AddTaskDialog';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useActiveTasks, useArchivedTasks } from '../tasks/api';
 import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
+import { QuickAdd } from '../tasks/QuickAdd';
 import { TaskFilterBar } from '../tasks/TaskFilterBar';
 import { TaskList } from '../tasks/TaskList';
 import { Button } from '../ui/button';
 import { PageHeading } from '../ui/page-heading';
 import { Tabs, TabsContent, TabsList, TabsTrigger } from '../ui/tabs';
+import { closeDialog, openDialog, useDialogState } from './dialogs';
 import { Header, PAGE_WIDTH } from './Header';
 
 function Count({ value }: { value: number | undefined }) {
@@ -28,7 +29,8 @@ function Count({ value }: { value: number | undefined }) {
 export function MainPage() {
   useDocumentTitle('Tasks');
   useLiveUpdates();
-  const [adding, setAdding] = useState(false);
+  // 'n' and the command palette open it too (issue 13).
+  const adding = useDialogState().open === 'add-task';
   const activeCount = useActiveTasks().data?.length;
   const archivedCount = useArchivedTasks().data?.length;
 
@@ -38,7 +40,7 @@ export function MainPage() {
       <main className={`${PAGE_WIDTH} py-8`}>
         <div className="flex items-center justify-between gap-4">
           <PageHeading className="text-2xl font-semibold tracking-tight">{COPY.yourTasks}</PageHeading>
-          <Button id={ADD_TASK_BUTTON_ID} onClick={() => setAdding(true)}>
+          <Button id={ADD_TASK_BUTTON_ID} onClick={() => openDialog('add-task')}>
             <PlusIcon aria-hidden />
             {COPY.addTask}
           </Button>
@@ -65,6 +67,7 @@ export function MainPage() {
             </Link>
           </div>
           <TabsContent value="active">
+            <QuickAdd />
             <TaskList />
           </TabsContent>
           <TabsContent value="archived">
@@ -72,7 +75,10 @@ export function MainPage() {
           </TabsContent>
         </Tabs>
       </main>
-      <AddTaskDialog open={adding} onOpenChange={setAdding} />
+      <AddTaskDialog
+        open={adding}
+        onOpenChange={(open) => (open ? openDialog('add-task') : closeDialog('add-task'))}
+      />
     </>
   );
 }

@@ -14,7 +14,7 @@ import {
   UploadIcon,
   UserCogIcon,
 } from 'lucide-react';
-import { lazy, Suspense, useRef, useState } from 'react';
+import { lazy, Suspense, useRef } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY } from '../../common/spec';
 import { signOut } from '../auth/api';
@@ -29,6 +29,7 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../ui/dropdown-menu';
+import { type AppDialog, closeDialog, openDialog, useDialogState } from './dialogs';
 
 // Each dialog loads the first time it opens, keeping the main screen's first load small.
 const UserManagementDialog = lazy(() =>
@@ -57,47 +58,43 @@ const ImportDialog = lazy(() =>
   import('../transfer/ImportDialog').then((m) => ({ default: m.ImportDialog })),
 );
 
-type DialogName =
-  | 'users'
-  | 'agents'
-  | 'connect-ai'
-  | 'faq'
-  | 'password'
-  | 'security'
-  | 'calendar'
-  | 'export'
-  | 'import';
+type DialogName = Extract<
+  AppDialog,
+  'users' | 'agents' | 'connect-ai' | 'faq' | 'password' | 'security' | 'calendar' | 'export' | 'import'
+>;
 
 export type SettingsMenuProps = {
   /** False on the archive page, whose menu offers neither (spec §2). */
   withLogoutAndTheme?: boolean;
 };
 
-/** The header's menu: the signed-in user's name, the dialogs, the theme and logging out (spec §2). */
+/**
+ * The header's menu: the signed-in user's name, the dialogs, the theme and logging out (spec §2).
+ * It renders the account dialogs, which the command palette opens too (through `./dialogs`).
+ */
 export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
   const session = useSession();
   const theme = useTheme();
-  const [openDialog, setOpenDialog] = useState<DialogName | null>(null);
-  // A dialog stays mounted once opened, so it can animate out and keep its place in the focus order.
-  const [mounted, setMounted] = useState<ReadonlySet<DialogName>>(() => new Set());
+  const { open: openName, mounted } = useDialogState();
   const triggerRef = useRef<HTMLButtonElement>(null);
 
   if (!session) return null;
   const { user } = session;
   const name = user.isAdmin ? `${user.username} ${COPY.adminSuffix}` : user.username;
 
-  const show = (dialog: DialogName) => {
-    setMounted((prev) => (prev.has(dialog) ? prev : new Set(prev).add(dialog)));
-    setOpenDialog(dialog);
-  };
+  // The menu item that opens a dialog is gone once it closes, so the dialog cannot hand focus back
+  // by itself: focus returns to the menu's button.
+  const show = (dialog: DialogName) => openDialog(dialog, triggerRef.current);
   const dialogProps = (dialog: DialogName) => ({
-    open: openDialog === dialog,
+    open: openName === dialog,
     onOpenChange: (open: boolean) => {
-      if (open) return setOpenDialog(dialog);
-      // The menu item that opened the dialog is gone, so the dialog cannot hand focus back by itself:
-      // once it has closed (and stopped trapping focus), focus returns to the menu's button.
-      flushSync(() => setOpenDialog(null));
-      triggerRef.current?.focus();
+      if (open) return openDialog(dialog);
+      // Once the dialog has closed (and stopped trapping focus), focus goes where the opener asked.
+      let returnTo: HTMLElement | null = null;
+      flushSync(() => {
+        returnTo = closeDialog(dialog);
+      });
+      (returnTo as HTMLElement | null)?.focus();
     },
   });
 

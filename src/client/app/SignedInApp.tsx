@@ -2,6 +2,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { TooltipProvider } from '../ui/tooltip';
 import { ArchivePage } from './ArchivePage';
+import { KeyboardShortcuts } from './KeyboardShortcuts';
 import { MainPage } from './MainPage';
 
 const PAGES = { main: MainPage, archive: ArchivePage };
@@ -18,6 +19,7 @@ export function SignedInApp({ page }: { page: SignedInPage }) {
     <QueryClientProvider client={queryClient}>
       <TooltipProvider>
         <Page />
+        <KeyboardShortcuts />
       </TooltipProvider>
     </QueryClientProvider>
   );

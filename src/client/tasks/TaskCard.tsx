@@ -1,6 +1,6 @@
 import type { DraggableProvided } from '@hello-pangea/dnd';
 import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
-import { memo, useCallback, useRef, useState } from 'react';
+import { type KeyboardEvent, memo, useCallback, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
@@ -8,6 +8,7 @@ import { TaskAiPanel } from '../agents/TaskAiPanel';
 import { ChecklistPanel } from '../checklist/ChecklistPanel';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
+import { shortcutFor } from '../lib/shortcuts';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteTask, useUpdateTask } from './api';
@@ -96,6 +97,27 @@ export const TaskCard = memo(function TaskCard({
     successToast(TOASTS.taskDeleted);
   };
 
+  // Issue 13: the keys for the focused card (the card itself, not a control in it) are in lib/shortcuts.
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.target !== event.currentTarget) return;
+    const shortcut = shortcutFor(event.nativeEvent);
+    if (shortcut === 'expand') {
+      if (expanded) collapse();
+      else setExpanded(true);
+    } else if (shortcut === 'edit-title') {
+      cardRef.current?.querySelector<HTMLButtonElement>('h3 > button')?.click();
+    } else if (shortcut === 'complete') {
+      if (!done && pendingDone === null) void toggleDone();
+    } else if (shortcut === 'delete') {
+      if (!remove.isPending) void deleteTask();
+    } else {
+      return;
+    }
+    event.preventDefault();
+    // Handled here: the app-wide listener must not act on the same key.
+    event.stopPropagation();
+  };
+
   const setRefs = (element: HTMLElement | null) => {
     cardRef.current = element;
     provided.innerRef(element);
@@ -107,6 +129,7 @@ export const TaskCard = memo(function TaskCard({
       {...provided.draggableProps}
       onPointerEnter={pointer.onPointerEnter}
       onPointerLeave={pointer.onPointerLeave}
+      onKeyDown={onKeyDown}
       aria-label={task.title}
       // Focusable by script only: focus lands on the next card when one leaves the list.
       tabIndex={-1}

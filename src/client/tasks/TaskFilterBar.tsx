@@ -4,24 +4,18 @@ import { COPY } from '../../common/spec';
 import { DUE_FILTERS, type DueFilter } from '../../common/tasks';
 import { useAgents } from '../agents/api';
 import { cn } from '../lib/cn';
+import { SEARCH_FIELD_ID } from '../lib/shortcuts';
 import { Button } from '../ui/button';
 import { fieldClasses, Input } from '../ui/input';
 import { DUE_LABELS, useTaskFilter } from './filters';
-
-/** The search field's id: '/' focuses it from anywhere outside a text field. */
-export const SEARCH_FIELD_ID = 'task-search';
-
-/** Whether a key press is typing into a field (where single-key shortcuts must stay quiet). */
-export const isTyping = (target: EventTarget | null): boolean =>
-  target instanceof HTMLElement &&
-  (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 
 /** How long typing may pause before the list asks the server again. */
 const TYPING_PAUSE_MS = 150;
 
 /**
- * Search and filters above a task list (issue 13). What is typed shows at once; the address (and
- * so the query) follows after a short pause, so a fast typist sends one request, not one a key.
+ * Search and filters above a task list (issue 13); '/' focuses the search field (lib/shortcuts.ts).
+ * What is typed shows at once; the address (and so the query) follows after a short pause, so a fast
+ * typist sends one request, not one a key.
  */
 export function TaskFilterBar() {
   const { filter, setFilter, filtered } = useTaskFilter();
@@ -34,18 +28,6 @@ export function TaskFilterBar() {
     if (pending.current === undefined) setText(filter.q ?? '');
   }, [filter.q]);
   useEffect(() => () => clearTimeout(pending.current), []);
-
-  // '/' puts the cursor in the search field, from anywhere but a field being typed in.
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== '/' || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target))
-        return;
-      event.preventDefault();
-      document.getElementById(SEARCH_FIELD_ID)?.focus();
-    };
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, []);
 
   const type = (value: string) => {
     setText(value);

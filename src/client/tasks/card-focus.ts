@@ -24,3 +24,52 @@ export function focusAfterRemoval(card: HTMLElement | null, fallback: () => HTML
     rescueFocus(target ?? fallback(), card);
   };
 }
+
+/** The task cards on screen, in list order. */
+export function taskCards(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>('article[data-task-id]')];
+}
+
+/** The card that holds focus (the card itself or a control in it), if any. */
+export function focusedCard(): HTMLElement | null {
+  return document.activeElement?.closest<HTMLElement>('article[data-task-id]') ?? null;
+}
+
+/** 'j' and 'k' (issue 13): the next or previous card; with none focused, the first. */
+export function focusNeighbourCard(step: 1 | -1): void {
+  const cards = taskCards();
+  if (cards.length === 0) return;
+  const current = focusedCard();
+  const index = current ? cards.indexOf(current) : -1;
+  const next = index === -1 ? cards[0] : cards[Math.min(Math.max(index + step, 0), cards.length - 1)];
+  next?.scrollIntoView({ block: 'nearest' });
+  next?.focus({ preventScroll: true });
+}
+
+const cardById = (id: number) => document.querySelector<HTMLElement>(`article[data-task-id="${id}"]`);
+
+/**
+ * Scrolls the card of task `id` into view and focuses it (the palette's 'jump to task'). The card may
+ * not be on the page yet (a long list mounts in two steps; the list may be loading): it is looked for
+ * at each frame for up to two seconds. Resolves whether it was found.
+ */
+export function revealCard(id: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const until = performance.now() + 2000;
+    const look = () => {
+      const card = cardById(id);
+      if (card) {
+        card.scrollIntoView({ block: 'center' });
+        card.focus({ preventScroll: true });
+        return resolve(true);
+      }
+      if (performance.now() > until) return resolve(false);
+      requestAnimationFrame(look);
+    };
+    look();
+  });
+}
+
+export function isCardShown(id: number): boolean {
+  return cardById(id) !== null;
+}
