@@ -124,6 +124,14 @@ describeBrowser('keyboard: palette, shortcuts and quick add', () => {
     await palette(page).getByRole('option', { name: 'Filler task 7', exact: true }).waitFor();
     await page.keyboard.press('Enter');
     await expectFocus(page, 'article:Filler task 7');
+
+    // From the main screen's Archived tab, it brings the active list back.
+    await page.getByRole('tab', { name: new RegExp(COPY.archived) }).click();
+    await openPalette(page);
+    await page.keyboard.type('Filler task 9');
+    await palette(page).getByRole('option', { name: 'Filler task 9', exact: true }).waitFor();
+    await page.keyboard.press('Enter');
+    await expectFocus(page, 'article:Filler task 9');
   });
 
   it('opens the account dialogs the menu opens; the menu still hands focus back', async () => {

@@ -21,7 +21,7 @@ import { signOut } from '../auth/api';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
 import { useActiveTasks } from '../tasks/api';
-import { isCardShown, revealCard } from '../tasks/card-focus';
+import { isCardShown, revealCard, showActiveList } from '../tasks/card-focus';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
 import { type AppDialog, closeDialog, openDialog } from './dialogs';
 
@@ -152,7 +152,10 @@ export function CommandPalette({ open }: { open: boolean }) {
 
   const jump = (task: Task) => () => {
     // The card may be filtered out or on the other screen: the whole list shows it.
-    if (!isCardShown(task.id)) navigate('/');
+    if (!isCardShown(task.id)) {
+      navigate('/');
+      showActiveList();
+    }
     void revealCard(task.id);
   };
 

@@ -1,4 +1,5 @@
 import { ArchiveIcon, PlusIcon } from 'lucide-react';
+import { useEffect, useState } from 'react';
 import { Link } from 'wouter';
 import { COPY } from '../../common/spec';
 import { useDocumentTitle } from '../lib/document-title';
@@ -6,7 +7,7 @@ import { useLiveUpdates } from '../lib/live';
 import { AddTaskDialog } from '../tasks/AddTaskDialog';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { useActiveTasks, useArchivedTasks } from '../tasks/api';
-import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
+import { ADD_TASK_BUTTON_ID, onShowActiveList } from '../tasks/card-focus';
 import { QuickAdd } from '../tasks/QuickAdd';
 import { TaskFilterBar } from '../tasks/TaskFilterBar';
 import { TaskList } from '../tasks/TaskList';
@@ -33,6 +34,9 @@ export function MainPage() {
   const adding = useDialogState().open === 'add-task';
   const activeCount = useActiveTasks().data?.length;
   const archivedCount = useArchivedTasks().data?.length;
+  // Controlled, so the palette's 'jump to task' can bring the active list back.
+  const [tab, setTab] = useState('active');
+  useEffect(() => onShowActiveList(() => setTab('active')), []);
 
   return (
     <>
@@ -48,7 +52,7 @@ export function MainPage() {
         <div className="mt-6">
           <TaskFilterBar />
         </div>
-        <Tabs defaultValue="active">
+        <Tabs value={tab} onValueChange={setTab}>
           <div className="mb-4 flex items-center justify-between gap-3">
             <TabsList>
               <TabsTrigger value="active">

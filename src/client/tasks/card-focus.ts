@@ -70,6 +70,14 @@ export function revealCard(id: number): Promise<boolean> {
   });
 }
 
+/** Asks the main screen to show its Active tab (the Archived tab leaves active cards off the page). */
+const SHOW_ACTIVE_LIST = 'tasklane:show-active-list';
+export const showActiveList = () => window.dispatchEvent(new Event(SHOW_ACTIVE_LIST));
+export function onShowActiveList(listener: () => void): () => void {
+  window.addEventListener(SHOW_ACTIVE_LIST, listener);
+  return () => window.removeEventListener(SHOW_ACTIVE_LIST, listener);
+}
+
 export function isCardShown(id: number): boolean {
   return cardById(id) !== null;
 }
