@@ -6,82 +6,28 @@
 // BENCH_DIST: the build to run (default dist). TEST_DATABASE_URL: PostgreSQL server (default
 // postgres://postgres@127.0.0.1:5432/test; a fresh schema is created and dropped). BENCH_SECONDS:
 // length of each load run (default 5). BENCH_DIALECTS: sqlite,postgres. LOG_LEVEL: the server's (default warn).
-import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import {
+  LOG_LEVEL,
+  percentile,
+  pgSchema,
+  print,
+  request,
+  signIn,
+  startApp,
+  startProcess,
+} from './lib/app.mjs';
 
-const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
-const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
 const TASKS = 1000;
 const CONNECTIONS = 50;
 const RUN_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const WARMUP_MS = 1000;
 const REORDER_RUNS = 5;
-const ADMIN = { username: 'bench', password: 'bench-password' };
 const TARGETS = { ratio: 0.5, p99Ms: 50, reorderMs: 100, paintMs: 1500 };
-
-/** The bench's output is its figures. */
-const print = (line) => process.stdout.write(`${line}\n`);
-
-/** Starts a child process and resolves with its URL once it prints "running at <url>". */
-function startProcess(args, env, label) {
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk) => {
-    output += chunk;
-  };
-  child.stdout.on('data', collect);
-  child.stderr.on('data', collect);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', () => {
-      const match = output.match(/running at (http:\/\/\S+)/);
-      if (!match) return;
-      clearTimeout(timer);
-      resolve({
-        url: match[1],
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-function startApp(env) {
-  const main = path.join(DIST, 'server', 'main.js');
-  if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build (or set BENCH_DIST)`);
-  // BENCH_NODE_ARGS, e.g. --cpu-prof, profiles the server.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  return startProcess(
-    [...nodeArgs, main],
-    {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_USERNAME: ADMIN.username,
-      ADMIN_PASSWORD: ADMIN.password,
-      LOG_LEVEL,
-      ...env,
-    },
-    'Tasklane',
-  );
-}
 
 /** A bare Node http server answering every request with the given bytes as JSON. */
 function startBareServer(bodyFile) {
@@ -97,32 +43,6 @@ function startBareServer(bodyFile) {
   `;
   return startProcess(['-e', source], {}, 'bare server');
 }
-
-function request(agent, method, url, { headers = {}, body } = {}) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const req = http.request(
-      url,
-      {
-        method,
-        agent,
-        headers: payload
-          ? { ...headers, 'content-type': 'application/json', 'content-length': payload.length }
-          : headers,
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** CONNECTIONS concurrent loops of GET url over keep-alive sockets: a warm-up, then a measured run. */
 async function load(url, headers, expectedBytes) {
@@ -158,27 +78,14 @@ async function benchDialect(dialect) {
   const env = { DATA_DIR: dataDir };
   let dropSchema = async () => {};
   if (dialect === 'postgres') {
-    const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const url = new URL(PG_URL);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    env.DATABASE_URL = url.toString();
-    dropSchema = async () => {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    };
+    const schema = await pgSchema();
+    env.DATABASE_URL = schema.databaseUrl;
+    dropSchema = schema.drop;
   }
   const app = await startApp(env);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 20 });
   try {
-    const login = await request(agent, 'POST', `${app.url}/api/auth/login`, { body: ADMIN });
-    if (login.status !== 200) throw new Error(`sign-in failed: ${login.body}`);
-    const headers = { 'user-session': JSON.parse(login.body).sessionId };
+    const { login, headers } = await signIn(agent, app.url);
 
     let created = 0;
     await Promise.all(
@@ -233,7 +140,7 @@ async function benchDialect(dialect) {
     const after = JSON.parse((await request(agent, 'GET', `${app.url}/api/tasks`, { headers })).body);
     if (after.map((task) => task.id).join() !== ids.join()) throw new Error('reorder did not apply');
     reorderMs.sort((a, b) => a - b);
-    const paint = dialect === DIALECTS[0] ? await measurePaint(app.url, JSON.parse(login.body)) : undefined;
+    const paint = dialect === DIALECTS[0] ? await measurePaint(app.url, login) : undefined;
 
     return {
       dialect,
