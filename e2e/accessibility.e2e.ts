@@ -231,6 +231,26 @@ describeBrowser('accessibility of every screen', () => {
           await audit(check, 'dialog-security');
           await closeDialog(page);
 
+          for (const [item, screen] of [
+            ['Calendar feed', 'dialog-calendar-feed'],
+            ['Export my data', 'dialog-export'],
+            ['Import tasks', 'dialog-import'],
+          ] as const) {
+            await openMenuItem(page, item);
+            await page.getByRole('dialog', { name: item }).waitFor();
+            await audit(check, screen);
+            await closeDialog(page);
+          }
+
+          await page.keyboard.press('Control+k');
+          await page.getByRole('dialog', { name: 'Command palette' }).waitFor();
+          await audit(check, 'command-palette');
+          await closeDialog(page);
+          await page.locator('body').press('?');
+          await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+          await audit(check, 'dialog-shortcuts');
+          await closeDialog(page);
+
           await openMenuItem(page, COPY.aiAgents);
           const agents = page.getByRole('dialog', { name: COPY.aiAgents });
           await agents.getByRole('tab', { name: COPY.manageAgents }).waitFor();
@@ -271,7 +291,7 @@ describeBrowser('accessibility of every screen', () => {
         } finally {
           await context.close();
         }
-      }, 120_000);
+      }, 180_000);
     }
   }
 });
