@@ -23,83 +23,88 @@ import {
  * sideways and dialogs fit. Each screen's document title names it.
  */
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
-const VIEWPORTS = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-] as const;
+export const VIEWPORTS = {
+  desktop: { name: 'desktop', width: 1280, height: 800 },
+  phone: { name: 'phone', width: 390, height: 844 },
+} as const;
+type Viewport = (typeof VIEWPORTS)[keyof typeof VIEWPORTS];
 const THEMES = ['light', 'dark'] as const;
 
-describeBrowser('accessibility of every screen', () => {
-  let server: RunningServer;
-  let browser: Browser;
+/**
+ * The suite for one viewport, in both themes. Each viewport has a file of its own
+ * (accessibility-desktop.e2e.ts, accessibility-phone.e2e.ts), so the two run side by side.
+ */
+export function describeAccessibility(viewport: Viewport) {
+  describeBrowser(`accessibility of every screen at ${viewport.name} width`, () => {
+    let server: RunningServer;
+    let browser: Browser;
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+    beforeAll(async () => {
+      [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await server?.stop();
+    });
 
-  interface Check {
-    page: Page;
-    label: string;
-    phone: boolean;
-  }
-
-  /** axe, sideways scrolling and dialog fit for what the page shows now; a screenshot to look at. */
-  async function audit({ page, label, phone }: Check, screen: string, title?: string) {
-    await page.waitForTimeout(250); // animations settle
-    const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    const report = serious.map(
-      (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
-    );
-    expect(report, `${screen} [${label}]`).toEqual([]);
-    if (phone) {
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-      expect(overflow, `${screen} [${label}] scrolls sideways`).toBeLessThanOrEqual(0);
-      const dialog = page.getByRole('dialog');
-      if ((await dialog.count()) > 0) {
-        const box = await dialog.first().boundingBox();
-        expect(box!.x, `${screen} [${label}] dialog`).toBeGreaterThanOrEqual(0);
-        expect(box!.x + box!.width, `${screen} [${label}] dialog`).toBeLessThanOrEqual(390);
-      }
+    interface Check {
+      page: Page;
+      label: string;
+      phone: boolean;
     }
-    if (title) expect(await page.title(), screen).toBe(`${title} · Tasklane`);
-    await screenshot(page, `a11y-${screen}-${label}`);
-  }
 
-  async function newContext(
-    theme: string,
-    viewport: { width: number; height: number },
-  ): Promise<BrowserContext> {
-    const context = await openContext(browser, { baseURL: server.url, viewport });
-    await context.addInitScript(
-      ([key, value]) => localStorage.setItem(key!, value!),
-      [THEME_STORAGE_KEY, theme],
-    );
-    return context;
-  }
+    /** axe, sideways scrolling and dialog fit for what the page shows now; a screenshot to look at. */
+    async function audit({ page, label, phone }: Check, screen: string, title?: string) {
+      await page.waitForTimeout(250); // animations settle
+      const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+      const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      const report = serious.map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
+      );
+      expect(report, `${screen} [${label}]`).toEqual([]);
+      if (phone) {
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow, `${screen} [${label}] scrolls sideways`).toBeLessThanOrEqual(0);
+        const dialog = page.getByRole('dialog');
+        if ((await dialog.count()) > 0) {
+          const box = await dialog.first().boundingBox();
+          expect(box!.x, `${screen} [${label}] dialog`).toBeGreaterThanOrEqual(0);
+          expect(box!.x + box!.width, `${screen} [${label}] dialog`).toBeLessThanOrEqual(390);
+        }
+      }
+      if (title) expect(await page.title(), screen).toBe(`${title} · Tasklane`);
+      await screenshot(page, `a11y-${screen}-${label}`);
+    }
 
-  async function open(theme: string, viewport: (typeof VIEWPORTS)[number], label: string) {
-    const context = await newContext(theme, viewport);
-    const page = await context.newPage();
-    const check: Check = { page, label, phone: viewport.name === 'phone' };
-    return { context, page, check };
-  }
+    async function newContext(
+      theme: string,
+      viewport: { width: number; height: number },
+    ): Promise<BrowserContext> {
+      const context = await openContext(browser, { baseURL: server.url, viewport });
+      await context.addInitScript(
+        ([key, value]) => localStorage.setItem(key!, value!),
+        [THEME_STORAGE_KEY, theme],
+      );
+      return context;
+    }
 
-  async function openMenuItem(page: Page, name: string) {
-    await page.getByRole('button', { name: /^Settings for / }).click();
-    await page.getByRole('menuitem', { name }).click();
-  }
+    async function open(theme: string, viewport: Viewport, label: string) {
+      const context = await newContext(theme, viewport);
+      const page = await context.newPage();
+      const check: Check = { page, label, phone: viewport.name === 'phone' };
+      return { context, page, check };
+    }
 
-  async function closeDialog(page: Page) {
-    await page.keyboard.press('Escape');
-    await page.getByRole('dialog').waitFor({ state: 'detached' });
-  }
+    async function openMenuItem(page: Page, name: string) {
+      await page.getByRole('button', { name: /^Settings for / }).click();
+      await page.getByRole('menuitem', { name }).click();
+    }
 
-  for (const viewport of VIEWPORTS) {
+    async function closeDialog(page: Page) {
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
+    }
     for (const theme of THEMES) {
       const label = `${viewport.name}-${theme}`;
 
@@ -293,5 +298,5 @@ describeBrowser('accessibility of every screen', () => {
         }
       }, 180_000);
     }
-  }
-});
+  });
+}

@@ -1,0 +1,3 @@
+import { describeAccessibility, VIEWPORTS } from './accessibility';
+
+describeAccessibility(VIEWPORTS.phone);
