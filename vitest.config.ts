@@ -18,10 +18,11 @@ export default defineConfig({
           name: 'e2e',
           include: ['e2e/**/*.e2e.ts'],
           environment: 'node',
-          // Four files at a time, each with its own server (own port and data) and browser: a browser
-          // test mostly waits (for the page, the server, the animations), so two cores keep four
-          // busy (measured: four heavy files in 267 s side by side against 564 s two at a time).
-          maxWorkers: 4,
+          // Three files at a time, each with its own server (own port and data) and browser: a browser
+          // test mostly waits (for the page, the server, the animations), so two cores keep three
+          // busy (four heavy files took 267 s four at a time against 564 s two at a time; at four,
+          // server starts in the full suite waited over 15 s for a core).
+          maxWorkers: 3,
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -97,7 +97,8 @@ export async function startServer(
     output += d.toString();
   });
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    // Generous: with several browser test files at once, a start can wait its turn for a core.
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
     const check = () => {
       const match = output.match(/running at (http:\/\/[^\s]+)/);
       if (match) {
