@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { localIsoDate } from '../src/client/tasks/dates';
@@ -8,6 +7,7 @@ import {
   createTaskFromPage,
   deleteAllTasks,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   openContext,
   type RunningServer,
@@ -22,7 +22,6 @@ import {
  * 1280x800 and 390x844. No violation of impact serious or critical; at 390 px nothing scrolls
  * sideways and dialogs fit. Each screen's document title names it.
  */
-const TAGS = ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'];
 export const VIEWPORTS = {
   desktop: { name: 'desktop', width: 1280, height: 800 },
   phone: { name: 'phone', width: 390, height: 844 },
@@ -55,14 +54,7 @@ export function describeAccessibility(viewport: Viewport) {
 
     /** axe, sideways scrolling and dialog fit for what the page shows now; a screenshot to look at. */
     async function audit({ page, label, phone }: Check, screen: string, title?: string) {
-      await page.waitForTimeout(250); // animations settle
-      const results = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-      const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      const report = serious.map(
-        (v) =>
-          `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
-      );
-      expect(report, `${screen} [${label}]`).toEqual([]);
+      await expectAccessible(page, `${screen} [${label}]`);
       if (phone) {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${screen} [${label}] scrolls sideways`).toBeLessThanOrEqual(0);

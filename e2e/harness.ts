@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import {
   type Browser,
   type BrowserContext,
@@ -10,7 +11,7 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Task } from '../src/common/tasks';
 
 /**
@@ -253,8 +254,39 @@ export function createTaskFromPage(
   });
 }
 
-/** Saves a screenshot under e2e/screenshots (ignored by git) for a person to look at. */
+/**
+ * Saves a screenshot under e2e/screenshots (ignored by git) for a person to look at. Under CI nobody
+ * looks, and a full-page PNG costs a second of a busy core, so CI takes none.
+ */
 export async function screenshot(page: Page, name: string) {
+  if (process.env.CI === 'true') return;
   fs.mkdirSync('e2e/screenshots', { recursive: true });
   await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: true });
+}
+
+/** Waits until every CSS animation and transition on the page has finished (a fading dialog has no contrast yet). */
+export async function animationsSettled(page: Page) {
+  await page.evaluate(() =>
+    Promise.race([
+      Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
+      new Promise((resolve) => setTimeout(resolve, 2_000)),
+    ]),
+  );
+}
+
+/**
+ * axe (WCAG 2.2 A and AA) on what the page shows now, once animations have settled: fails naming every
+ * serious or critical violation and its elements. `include` narrows it to one part of the page.
+ */
+export async function expectAccessible(page: Page, what: string, include?: string) {
+  await animationsSettled(page);
+  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa']);
+  if (include) builder = builder.include(include);
+  const results = await builder.analyze();
+  const serious = results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
+    );
+  expect(serious, what).toEqual([]);
 }

@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { COPY, THEME_STORAGE_KEY, TOASTS } from '../src/common/spec';
@@ -8,6 +7,7 @@ import {
   createTaskFromPage,
   deleteAllTasks,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   type OpenPage,
   type RunningServer,
@@ -309,14 +309,7 @@ describeBrowser('keyboard: palette, shortcuts and quick add', () => {
     it(`has no serious accessibility violations in the palette and the help dialog (${theme})`, async () => {
       const page = await listOf(['Write the report', 'Plan the trip'], theme);
       const audit = async (name: string) => {
-        await page.waitForTimeout(250);
-        const results = await new AxeBuilder({ page })
-          .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
-          .analyze();
-        const serious = results.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-        expect(serious, `${name} [${theme}]`).toEqual([]);
+        await expectAccessible(page, `${name} [${theme}]`);
         await screenshot(page, `keyboard-${name}-${theme}`);
       };
       await openPalette(page);

@@ -1,4 +1,3 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { COPY, THEME_STORAGE_KEY, TOASTS } from '../src/common/spec';
@@ -6,6 +5,7 @@ import {
   ADMIN,
   apiFromPage,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   openContext,
   openPage,
@@ -59,17 +59,6 @@ describeBrowser('passkeys', () => {
     return page.getByRole('dialog').getByRole('region', { name: 'Passkeys' });
   }
 
-  async function expectNoSeriousAxeViolations(page: Page, screen: string) {
-    await page.waitForTimeout(250); // animations settle
-    const results = await new AxeBuilder({ page })
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'])
-      .analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, screen).toEqual([]);
-  }
-
   it('adds a passkey in Security, signs out, and signs back in with it, no username asked', async () => {
     const { page, context, errors } = await openPage(browser, server);
     const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
@@ -88,7 +77,7 @@ describeBrowser('passkeys', () => {
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
-    await expectNoSeriousAxeViolations(page, 'Security with a passkey');
+    await expectAccessible(page, 'Security with a passkey');
     await screenshot(page, 'passkeys-security-light');
 
     await page.getByRole('dialog').getByRole('button', { name: 'Close' }).click();
@@ -98,7 +87,7 @@ describeBrowser('passkeys', () => {
     await page.getByLabel('Username').waitFor();
 
     const button = page.getByRole('button', { name: PASSKEY_BUTTON });
-    await expectNoSeriousAxeViolations(page, 'login screen with the passkey button');
+    await expectAccessible(page, 'login screen with the passkey button');
     await screenshot(page, 'passkeys-login-light');
     await button.click();
     await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
@@ -183,14 +172,14 @@ describeBrowser('passkeys', () => {
     await page.goto('/');
     await addVirtualAuthenticator(page);
     await page.getByRole('button', { name: PASSKEY_BUTTON }).waitFor();
-    await expectNoSeriousAxeViolations(page, 'login screen, dark');
+    await expectAccessible(page, 'login screen, dark');
     await screenshot(page, 'passkeys-login-dark');
     await signIn(page);
     const section = await openSecurity(page);
     await section.getByLabel('Passkey name').fill('Dark laptop');
     await section.getByRole('button', { name: 'Add a passkey' }).click();
     await section.getByRole('listitem', { name: 'Dark laptop' }).waitFor();
-    await expectNoSeriousAxeViolations(page, 'Security, dark');
+    await expectAccessible(page, 'Security, dark');
     await screenshot(page, 'passkeys-security-dark');
     await context.close();
   });

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import {
   ADMIN,
   apiFromPage,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   openContext,
   type RunningServer,
@@ -64,15 +64,6 @@ describeBrowser('two-factor sign-in', () => {
     return page.getByRole('dialog').getByRole('region', { name: 'Two-factor authentication' });
   };
 
-  async function axe(page: Page, what: string) {
-    await page.waitForTimeout(250);
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, what).toEqual([]);
-  }
-
   /** Set up in the Security dialog: QR code and key, a code, then the recovery codes. */
   async function setUp(page: Page, label: string) {
     const section = await openSecurity(page);
@@ -82,7 +73,7 @@ describeBrowser('two-factor sign-in', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/Scan the QR code/);
     const secret = (await section.locator('code').textContent())!.replace(/\s/g, '');
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    await axe(page, `setup ${label}`);
+    await expectAccessible(page, `setup ${label}`);
     await screenshot(page, `two-factor-setup-${label}`);
 
     await section.getByLabel('Authentication code').fill('000000');
@@ -96,7 +87,7 @@ describeBrowser('two-factor sign-in', () => {
     await list.waitFor();
     const codes = await list.getByRole('listitem').allTextContents();
     expect(codes).toHaveLength(10);
-    await axe(page, `recovery codes ${label}`);
+    await expectAccessible(page, `recovery codes ${label}`);
     await screenshot(page, `two-factor-codes-${label}`);
     return { section, secret, codes };
   }
@@ -126,7 +117,7 @@ describeBrowser('two-factor sign-in', () => {
     await signInWithPassword(page, ADMIN.username, ADMIN.password);
     await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem('sessionId'))).toBeNull();
-    await axe(page, 'second step');
+    await expectAccessible(page, 'second step');
     await page.getByLabel('Authentication code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('alert').filter({ hasText: TWO_FACTOR_MESSAGES.wrongCode }).waitFor();

@@ -57,6 +57,9 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
   const listRef = useRef<HTMLUListElement>(null);
   const addRef = useRef<HTMLInputElement>(null);
   const focusNext = useRef<PendingFocus | null>(null);
+  // The order the last move asked for, until the list shows it: a second Alt+Arrow pressed before the
+  // first one's render starts from where the first left the item, not from the stale order.
+  const movedTo = useRef<number[] | null>(null);
 
   const byId = new Map((items ?? []).map((item) => [item.id, item]));
   const shown = drag ? drag.order.flatMap((id) => byId.get(id) ?? []) : (items ?? []);
@@ -65,6 +68,14 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
   // A moved item's node is taken out and put back by React, and a deleted one is gone: either way focus
   // would fall to the page, so it goes where the action left off.
   useLayoutEffect(() => {
+    if (
+      movedTo.current &&
+      sameOrder(
+        movedTo.current,
+        shown.map((item) => item.id),
+      )
+    )
+      movedTo.current = null;
     const pending = focusNext.current;
     if (
       !pending ||
@@ -96,11 +107,12 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
   /** Tells the failure; focus meant for the state that did not come about is not moved. */
   const failed = (message: string) => () => {
     focusNext.current = null;
+    movedTo.current = null;
     errorToast(message);
   };
 
   const move = (item: ChecklistItem, by: -1 | 1, control: Control) => {
-    const order = shown.map((i) => i.id);
+    const order = [...(movedTo.current ?? shown.map((i) => i.id))];
     const from = order.indexOf(item.id);
     const to = from + by;
     if (to < 0 || to >= order.length) {
@@ -110,7 +122,10 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
     order.splice(from, 1);
     order.splice(to, 0, item.id);
     focusNext.current = { target: { id: item.id, control }, when: order };
-    commitOrder(order, item);
+    movedTo.current = order;
+    commitOrder(order, item, () => {
+      if (movedTo.current === order) movedTo.current = null;
+    });
   };
 
   const deleteItem = (item: ChecklistItem) => {
