@@ -8,6 +8,7 @@ import type { CustomFetch } from 'openid-client';
 import { OIDC_PATHS } from '../common/sign-in';
 import { adminRoutes } from './admin/routes';
 import { createSecretBox } from './agents/crypto';
+import { createAgentRepository } from './agents/repository';
 import { agentRoutes } from './agents/routes';
 import { createSignInGuard } from './auth/login-guard';
 import { createOidcClient } from './auth/oidc-client';
@@ -37,6 +38,7 @@ import { serializerCompiler, validatorCompiler } from './http/zod';
 import { createLiveBus, type LiveBus } from './live/bus';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
+import { mcpRoutes } from './mcp/routes';
 import { dataRoutes } from './portability/routes';
 import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
@@ -150,6 +152,7 @@ export async function buildApp(
     twoFactor,
   });
   const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
+  const checklists = createChecklistService({ db: kysely, live });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
   const passkeys = createPasskeyService({
     passkeys: createPasskeyRepository(kysely),
@@ -182,7 +185,7 @@ export async function buildApp(
   });
   await passkeyRoutes(app, { passkeys, rateLimiter, config });
   await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
-  await tasksRoutes(app, { tasks, checklists: createChecklistService({ db: kysely, live }) });
+  await tasksRoutes(app, { tasks, checklists });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, appUrl: config.appUrl });
   await dataRoutes(app, { db: kysely, live });
@@ -202,6 +205,8 @@ export async function buildApp(
     maxUploadBytes: config.maxUploadBytes,
     logger,
   });
+  // Outside /api: its own bearer check, and no OpenAPI entry (the document covers /api only).
+  await mcpRoutes(app, { tokens, tasks, checklists, agents: createAgentRepository(kysely), logger });
 
   const hasClient =
     options.clientDir !== undefined && fs.existsSync(path.join(options.clientDir, 'index.html'));

@@ -48,7 +48,7 @@ function headerValue(request: FastifyRequest, name: string): string | undefined 
 }
 
 /** The token of an `Authorization: Bearer <token>` header; undefined when there is no such header. */
-function bearerToken(request: FastifyRequest): string | undefined {
+export function bearerToken(request: FastifyRequest): string | undefined {
   const authorization = headerValue(request, 'authorization');
   if (!authorization) return undefined;
   const match = /^Bearer(?:\s+(.*))?$/i.exec(authorization.trim());

@@ -1,0 +1,363 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Agent } from '../../common/agents';
+import type { ChecklistItem } from '../../common/checklist';
+import { TASKS_PATH, type Task, taskPath } from '../../common/tasks';
+import type { CreatedToken } from '../../common/tokens';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { testDialects } from '../testing/database';
+import { MCP_PATH } from './routes';
+import { MCP_TOOL_NAMES } from './tools';
+
+/** YYYY-MM-DD of a day `offset` days from today, in the server's local time (the due filters use it). */
+function localDate(offset = 0): string {
+  const date = new Date();
+  date.setDate(date.getDate() + offset);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+const textOf = (result: unknown): string =>
+  ((result as CallToolResult).content ?? [])
+    .map((part) => (part.type === 'text' ? part.text : ''))
+    .join('\n');
+
+describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
+  let t: TestApp;
+  let url: URL;
+  let alice: TestUser;
+  let bob: TestUser;
+  let aliceToken: string;
+  let client: Client;
+  const clients: Client[] = [];
+
+  async function mint(user: TestUser): Promise<CreatedToken> {
+    const response = await user.request('POST', '/api/tokens', { name: 'mcp' });
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json() as CreatedToken;
+  }
+
+  async function connect(token?: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit: token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+    });
+    const connected = new Client({ name: 'tasklane-test', version: '1.0.0' });
+    clients.push(connected);
+    await connected.connect(transport);
+    return connected;
+  }
+
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = new URL(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${MCP_PATH}`);
+    alice = await t.signUp();
+    bob = await t.signUp();
+    aliceToken = (await mint(alice)).token;
+    client = await connect(aliceToken);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await t.close();
+  });
+
+  it('lists the tools, each with an input schema from the API’s', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...MCP_TOOL_NAMES].sort());
+    for (const tool of tools) {
+      expect(tool.inputSchema.type, tool.name).toBe('object');
+      expect(tool.description, tool.name).toBeTruthy();
+    }
+    const schema = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema;
+    expect(Object.keys(schema('list_tasks').properties ?? {}).sort()).toEqual([
+      'agentId',
+      'due',
+      'hasFiles',
+      'q',
+    ]);
+    expect(schema('list_tasks').properties?.due).toMatchObject({
+      enum: ['overdue', 'today', 'week', 'none'],
+    });
+    expect(schema('create_task').required).toEqual(['title']);
+    expect(schema('create_task').properties?.title).toMatchObject({ type: 'string', maxLength: 200 });
+    expect(Object.keys(schema('create_task').properties ?? {}).sort()).toEqual([
+      'agentId',
+      'description',
+      'dueDate',
+      'title',
+    ]);
+    expect(Object.keys(schema('update_task').properties ?? {})).toEqual(
+      expect.arrayContaining(['taskId', 'title', 'description', 'notes', 'dueDate', 'completed']),
+    );
+    expect(schema('update_task').required).toEqual(['taskId']);
+    expect(schema('complete_task').required).toEqual(['taskId']);
+    expect(schema('get_task').required).toEqual(['taskId']);
+    expect(schema('add_checklist_item').required?.sort()).toEqual(['taskId', 'title']);
+  });
+
+  it('creates a task and completes it, which the REST API then shows, publishing live updates', async () => {
+    const publish = vi.spyOn(t.ctx.live, 'publish');
+    const created = await call('create_task', { title: '  Buy milk ', dueDate: localDate(1) });
+    expect(created.isError).toBeFalsy();
+    const match = /^Created task (\d+) "Buy milk"/.exec(textOf(created));
+    expect(match, textOf(created)).not.toBeNull();
+    const id = Number(match![1]);
+    expect(publish).toHaveBeenCalledWith(alice.user.id, expect.arrayContaining([TASKS_PATH]));
+
+    const fromApi = (await alice.request('GET', taskPath(id))).json() as Task;
+    expect(fromApi).toMatchObject({ title: 'Buy milk', dueDate: localDate(1), completed: false });
+
+    const completed = await call('complete_task', { taskId: id });
+    expect(completed.isError).toBeFalsy();
+    expect(textOf(completed)).toBe(`Completed task ${id} "Buy milk"`);
+    expect(((await alice.request('GET', taskPath(id))).json() as Task).completed).toBe(true);
+    expect(publish).toHaveBeenCalledWith(alice.user.id, expect.arrayContaining([taskPath(id)]));
+  });
+
+  it('lists tasks one line each, filtered by q and due', async () => {
+    const overdue = (
+      await alice.request('POST', TASKS_PATH, {
+        title: 'Pay the gas bill',
+        dueDate: localDate(-3),
+      })
+    ).json() as Task;
+    const today = (
+      await alice.request('POST', TASKS_PATH, {
+        title: 'Water the plants',
+        dueDate: localDate(),
+      })
+    ).json() as Task;
+    const undated = (await alice.request('POST', TASKS_PATH, { title: 'Read a book' })).json() as Task;
+    await bob.request('POST', TASKS_PATH, { title: 'Pay the water bill' });
+
+    const all = textOf(await call('list_tasks')).split('\n');
+    expect(all).toContain(`#${overdue.id} "Pay the gas bill" · due ${localDate(-3)} · not done`);
+    expect(all).toContain(`#${undated.id} "Read a book" · no due date · not done`);
+    expect(all.join('\n')).not.toContain('Pay the water bill');
+
+    const searched = await call('list_tasks', { q: 'gas' });
+    expect(textOf(searched)).toBe(`#${overdue.id} "Pay the gas bill" · due ${localDate(-3)} · not done`);
+
+    const dueToday = textOf(await call('list_tasks', { due: 'today' }));
+    expect(dueToday).toBe(`#${today.id} "Water the plants" · due ${localDate()} · not done`);
+    expect(textOf(await call('list_tasks', { due: 'overdue' }))).toContain(`#${overdue.id} `);
+    expect(textOf(await call('list_tasks', { q: 'plants', due: 'overdue' }))).toBe('No tasks found.');
+    expect(textOf(await call('list_tasks', { hasFiles: true }))).toBe('No tasks found.');
+    expect(textOf(await call('list_tasks', { q: 'book', hasFiles: 'false' }))).toContain(`#${undated.id} `);
+
+    const bad = await call('list_tasks', { due: 'someday' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('due must be one of overdue, today, week, none');
+  });
+
+  it('gets a task, updates it and adds checklist items', async () => {
+    const task = (
+      await alice.request('POST', TASKS_PATH, {
+        title: 'Move house',
+        description: 'Before June',
+      })
+    ).json() as Task;
+
+    const updated = await call('update_task', {
+      taskId: task.id,
+      title: 'Move flat',
+      notes: 'Ask Sam for the van',
+      dueDate: '2030-05-01',
+    });
+    expect(updated.isError).toBeFalsy();
+    expect(textOf(updated)).toMatch(new RegExp(`^Updated task ${task.id} "Move flat"`));
+    expect((await alice.request('GET', taskPath(task.id))).json()).toMatchObject({
+      title: 'Move flat',
+      notes: 'Ask Sam for the van',
+      dueDate: '2030-05-01',
+      description: 'Before June',
+    });
+
+    const added = await call('add_checklist_item', { taskId: task.id, title: 'Buy boxes' });
+    expect(added.isError).toBeFalsy();
+    expect(textOf(added)).toContain(`"Buy boxes"`);
+    expect(textOf(added)).toContain(`task ${task.id} "Move flat"`);
+    const items = (await alice.request('GET', `${taskPath(task.id)}/checklist`)).json() as ChecklistItem[];
+    expect(items.map((item) => item.title)).toEqual(['Buy boxes']);
+
+    const details = textOf(await call('get_task', { taskId: task.id }));
+    expect(details).toContain(`Task ${task.id} "Move flat"`);
+    expect(details).toContain('Due: 2030-05-01');
+    expect(details).toContain('Done: no');
+    expect(details).toContain('Description: Before June');
+    expect(details).toContain('Notes: Ask Sam for the van');
+    expect(details).toContain(`- [ ] Buy boxes (item ${items[0]!.id})`);
+
+    const reopened = await call('update_task', { taskId: task.id, completed: true, dueDate: null });
+    expect(textOf(reopened)).toContain('no due date · done');
+  });
+
+  it('lists agents and attaches one to a new task', async () => {
+    expect(textOf(await call('list_agents'))).toBe('You have no AI agents.');
+    const agent = (
+      await alice.request('POST', '/api/ai-agents', {
+        title: 'Researcher',
+        prompt: 'Find sources.\nCite them.',
+      })
+    ).json() as Agent;
+    expect(textOf(await call('list_agents'))).toBe(`#${agent.id} "Researcher" · Find sources.`);
+
+    const created = textOf(await call('create_task', { title: 'Study bees', agentId: agent.id }));
+    const id = Number(/^Created task (\d+)/.exec(created)![1]);
+    expect(((await alice.request('GET', taskPath(id))).json() as Task).contextId).toBe(agent.id);
+    expect(textOf(await call('get_task', { taskId: id }))).toContain(`Agent: #${agent.id} "Researcher"`);
+    expect(textOf(await call('list_tasks', { agentId: agent.id }))).toMatch(new RegExp(`^#${id} `));
+
+    const bobsAgent = (await bob.request('POST', '/api/ai-agents', { title: 'Bob', prompt: 'x' })).json();
+    const refused = await call('create_task', { title: 'Spy', agentId: bobsAgent.id });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toBe('Agent not found');
+  });
+
+  it('answers bad arguments with isError naming the field', async () => {
+    const badDate = await call('create_task', { title: 'Party', dueDate: '2026-02-30' });
+    expect(badDate.isError).toBe(true);
+    expect(textOf(badDate)).toContain('dueDate');
+
+    const noTitle = await call('create_task', {});
+    expect(noTitle.isError).toBe(true);
+    expect(textOf(noTitle)).toContain('title');
+
+    const badId = await call('get_task', { taskId: 'seven' });
+    expect(badId.isError).toBe(true);
+    expect(textOf(badId)).toContain('taskId');
+
+    const unknown = await call('update_task', { taskId: 1, colour: 'red' });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('colour');
+  });
+
+  it('answers another person’s task, or a missing one, with isError "Task not found"', async () => {
+    const bobs = (await bob.request('POST', TASKS_PATH, { title: 'Bob’s secret' })).json() as Task;
+    for (const [name, args] of [
+      ['get_task', { taskId: bobs.id }],
+      ['update_task', { taskId: bobs.id, title: 'Mine now' }],
+      ['complete_task', { taskId: bobs.id }],
+      ['add_checklist_item', { taskId: bobs.id, title: 'Snoop' }],
+      ['get_task', { taskId: 2_000_000_000 }],
+    ] as const) {
+      const result = await call(name, args);
+      expect(result.isError, name).toBe(true);
+      expect(textOf(result), name).toBe('Task not found');
+    }
+    const untouched = (await bob.request('GET', taskPath(bobs.id))).json() as Task;
+    expect(untouched).toMatchObject({ title: 'Bob’s secret', completed: false, checklist: { total: 0 } });
+  });
+
+  describe('without a token that holds', () => {
+    const raw = (method: string, authorization?: string, body?: string) =>
+      fetch(url, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization ? { authorization } : {}),
+        },
+        body,
+      });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+
+    async function expectRefused(authorization: string | undefined) {
+      for (const method of ['POST', 'GET', 'DELETE']) {
+        const response = await raw(method, authorization, method === 'POST' ? initialize : undefined);
+        expect(response.status, `${method} ${authorization}`).toBe(401);
+        expect(response.headers.get('www-authenticate'), method).toMatch(/^Bearer\b/);
+        expect((await response.json()) as unknown, method).toEqual({ message: expect.any(String) });
+      }
+    }
+
+    it('answers 401 with WWW-Authenticate: Bearer to no token, garbage, a revoked or a suspended one', async () => {
+      await expectRefused(undefined);
+      await expectRefused('Bearer');
+      await expectRefused('Bearer tl_garbage');
+      await expectRefused('Basic dXNlcjpwYXNz');
+      await expectRefused(`Bearer ${'x'.repeat(300)}`);
+
+      const revoked = await mint(alice);
+      expect((await alice.request('DELETE', `/api/tokens/${revoked.id}`)).statusCode).toBe(204);
+      await expectRefused(`Bearer ${revoked.token}`);
+
+      const admin = await t.signUp({ isAdmin: true });
+      const carol = await t.signUp();
+      const carols = await mint(carol);
+      expect((await raw('POST', `Bearer ${carols.token}`, initialize)).status).toBe(200);
+      expect((await admin.request('PATCH', `/api/admin/users/${carol.user.id}/suspend`)).statusCode).toBe(
+        200,
+      );
+      await expectRefused(`Bearer ${carols.token}`);
+    });
+
+    it('refuses the SDK client’s connection', async () => {
+      await expect(connect()).rejects.toThrow();
+      await expect(connect('tl_garbage')).rejects.toThrow();
+      const revoked = await mint(alice);
+      await alice.request('DELETE', `/api/tokens/${revoked.id}`);
+      await expect(connect(revoked.token)).rejects.toThrow();
+    });
+
+    it('is not fooled by a session: a signed-in session header or cookie is no token', async () => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'user-session': alice.sessionId,
+        },
+        body: initialize,
+      });
+      expect(response.status).toBe(401);
+    });
+  });
+
+  it('answers GET and DELETE with a token 405, and bad bodies without a 500', async () => {
+    const authorization = `Bearer ${aliceToken}`;
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(url, { method, headers: { authorization } });
+      expect(response.status, method).toBe(405);
+    }
+    for (const [contentType, body] of [
+      ['application/json', '{"jsonrpc": "2.0",'],
+      ['application/json', 'null'],
+      ['application/json', '[1,2,3]'],
+      ['application/json', '"hello"'],
+      ['application/json', '{}'],
+      ['application/json', ''],
+      ['text/plain', 'plain text'],
+    ] as const) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization,
+          'content-type': contentType,
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+      expect(response.status, `${contentType} ${body}`).toBeGreaterThanOrEqual(400);
+      expect(response.status, `${contentType} ${body}`).toBeLessThan(500);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../http/errors';
+import { BEARER_MESSAGES, type BearerTokenResolver, bearerToken, currentUser } from '../http/session';
+import { createMcpServer, type McpToolDeps } from './tools';
+
+/** The MCP endpoint (decision 021): Streamable HTTP, stateless, one personal API token per caller. */
+export const MCP_PATH = '/mcp';
+
+export const MCP_AUTH_MESSAGES = {
+  missing:
+    'Send a personal API token as "Authorization: Bearer <token>" (create one in Security → API tokens).',
+  invalid: BEARER_MESSAGES.invalid,
+} as const;
+
+/** RFC 6750: the scheme first, then what went wrong, if anything. */
+const challenge = (error?: 'invalid_token') => `Bearer realm="Tasklane"${error ? `, error="${error}"` : ''}`;
+
+export interface McpFeatureDeps extends McpToolDeps {
+  tokens: BearerTokenResolver;
+}
+
+export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: McpFeatureDeps) {
+  /**
+   * onRequest, so every method is refused before its body is read: the token alone
+   * authenticates (no cookie, hence no same-origin check), and a suspended owner's does not hold.
+   */
+  async function authenticate(request: FastifyRequest): Promise<void> {
+    const token = bearerToken(request);
+    if (!token) throw new HttpError(401, MCP_AUTH_MESSAGES.missing, { 'WWW-Authenticate': challenge() });
+    const resolved = await tokens.resolve(token);
+    if (!resolved) {
+      throw new HttpError(401, MCP_AUTH_MESSAGES.invalid, {
+        'WWW-Authenticate': challenge('invalid_token'),
+      });
+    }
+    request.session = {
+      ...resolved,
+      via: 'token',
+      sessionId: '',
+      stillValid: async () => (await tokens.resolve(token)) !== null,
+    };
+  }
+
+  app.post(MCP_PATH, { onRequest: authenticate }, async (request, reply) => {
+    const server = createMcpServer(currentUser(request).id, toolDeps);
+    // Stateless: no session id, so any instance behind the load balancer can answer any request.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    reply.hijack();
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      // Fastify has read and parsed the JSON body; the transport takes it as it is.
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (error) {
+      request.log.error({ err: error }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(JSON.stringify(jsonRpcError(-32603, 'Internal server error')));
+      }
+    }
+  });
+
+  // Stateless: there is no session to stream from (GET) or end (DELETE), as in the SDK's examples.
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.'));
+  app.get(MCP_PATH, { onRequest: authenticate }, notAllowed);
+  app.delete(MCP_PATH, { onRequest: authenticate }, notAllowed);
+}
+
+const jsonRpcError = (code: number, message: string) => ({
+  jsonrpc: '2.0',
+  error: { code, message },
+  id: null,
+});

@@ -1,0 +1,279 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import { version } from '../../../package.json';
+import type { Agent } from '../../common/agents';
+import type { ChecklistItem } from '../../common/checklist';
+import { createChecklistItemBodySchema } from '../../common/checklist';
+import { idSchema } from '../../common/ids';
+import {
+  createTaskBodySchema,
+  type Task,
+  type TaskListQuery,
+  taskListQuerySchema,
+  updateTaskBodySchema,
+} from '../../common/tasks';
+import { type AgentRepository, toAgent } from '../agents/repository';
+import { DATABASE_UNAVAILABLE, HttpError, isDatabaseUnavailable } from '../http/errors';
+import type { ChecklistService } from '../tasks/checklist';
+import type { TaskService } from '../tasks/service';
+
+/**
+ * The MCP tools (decision 021): each takes its arguments through the API's own Zod schemas (the
+ * SDK validates them and answers a bad one with `isError` naming the field) and works through the
+ * features' services, so a change made over MCP reaches open browsers like one made in the app.
+ */
+
+export const MCP_TOOL_NAMES = [
+  'list_tasks',
+  'get_task',
+  'create_task',
+  'update_task',
+  'complete_task',
+  'add_checklist_item',
+  'list_agents',
+] as const;
+
+export const MCP_MESSAGES = {
+  unexpected: 'Something went wrong on our side. Please try again.',
+} as const;
+
+const taskId = idSchema('taskId').describe('The id of one of your tasks (list_tasks shows them).');
+/** Tasks call an agent `contextId` in the API; over MCP it is `agentId`, as in the list filter. */
+const agentId = idSchema('agentId')
+  .nullable()
+  .optional()
+  .describe('The id of one of your AI agents (list_agents shows them); null for none.');
+
+/**
+ * GET /api/tasks's filters. JSON arguments carry a real boolean for `hasFiles`, where the query
+ * string has the words 'true' and 'false': both are taken.
+ */
+export const listTasksInput = z.strictObject({
+  ...taskListQuerySchema.shape,
+  hasFiles: z.preprocess(
+    (value) => (value === 'true' ? true : value === 'false' ? false : value),
+    z.boolean({ error: 'hasFiles must be true or false' }).optional(),
+  ),
+});
+
+export const getTaskInput = z.strictObject({ taskId });
+
+/** POST /api/tasks: the fields a person sets on a new task. */
+export const createTaskInput = createTaskBodySchema
+  .pick({ title: true, description: true, dueDate: true })
+  .extend({ agentId });
+
+/** PATCH /api/tasks/{id}: the fields a person edits (the AI draft fields are the app's own). */
+export const updateTaskInput = updateTaskBodySchema
+  .pick({ title: true, description: true, notes: true, dueDate: true, completed: true, archived: true })
+  .extend({ taskId, agentId });
+
+export const completeTaskInput = z.strictObject({ taskId });
+
+/** POST /api/tasks/{id}/checklist. */
+export const addChecklistItemInput = createChecklistItemBodySchema.extend({ taskId });
+
+export const listAgentsInput = z.strictObject({});
+
+export interface McpToolDeps {
+  tasks: TaskService;
+  checklists: ChecklistService;
+  agents: AgentRepository;
+  logger: FastifyBaseLogger;
+}
+
+const quoted = (text: string) => JSON.stringify(text);
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+
+/** `#12 "Buy milk" · due 2026-05-01 · done`: one line per task in a list. */
+export function taskLine(task: Task): string {
+  const parts = [
+    `#${task.id} ${quoted(task.title)}`,
+    task.dueDate ? `due ${task.dueDate}` : 'no due date',
+    task.completed ? 'done' : 'not done',
+  ];
+  if (task.checklist.total > 0) parts.push(`checklist ${task.checklist.done}/${task.checklist.total}`);
+  if (task.archived) parts.push('archived');
+  return parts.join(' · ');
+}
+
+const named = (task: Task) => `task ${task.id} ${quoted(task.title)}`;
+
+function taskDetails(task: Task, items: ChecklistItem[], agent: Agent | undefined): string {
+  const lines = [
+    `Task ${task.id} ${quoted(task.title)}`,
+    `Due: ${task.dueDate ?? 'none'}`,
+    `Done: ${yesNo(task.completed)}`,
+    `Archived: ${yesNo(task.archived)}`,
+  ];
+  if (task.contextId !== null) lines.push(`Agent: ${agent ? agentLine(agent) : `#${task.contextId}`}`);
+  lines.push(`Description: ${task.description ?? '(none)'}`);
+  if (task.notes) lines.push(`Notes: ${task.notes}`);
+  if (items.length === 0) lines.push('Checklist: (empty)');
+  else {
+    lines.push(`Checklist (${task.checklist.done}/${task.checklist.total} done):`);
+    for (const item of items) lines.push(`- [${item.done ? 'x' : ' '}] ${item.title} (item ${item.id})`);
+  }
+  lines.push(`Created: ${task.createdAt}`, `Updated: ${task.updatedAt}`);
+  return lines.join('\n');
+}
+
+function agentLine(agent: Agent): string {
+  const prompt = agent.prompt.split('\n')[0]?.trim() ?? '';
+  const short = prompt.length > 120 ? `${prompt.slice(0, 119)}…` : prompt;
+  return `#${agent.id} ${quoted(agent.title)}${short ? ` · ${short}` : ''}`;
+}
+
+const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+const failure = (message: string): CallToolResult => ({
+  content: [{ type: 'text', text: message }],
+  isError: true,
+});
+
+/** One MCP server for one caller: stateless, made anew for each request (routes.ts). */
+export function createMcpServer(
+  userId: number,
+  { tasks, checklists, agents, logger }: McpToolDeps,
+): McpServer {
+  const server = new McpServer(
+    { name: 'tasklane', title: 'Tasklane', version },
+    {
+      instructions:
+        'Tasklane is a task manager. Tasks have an id, a title, an optional description, notes, a due date (YYYY-MM-DD), a done flag and a checklist; an AI agent can be attached to one. Use list_tasks to find ids.',
+    },
+  );
+
+  /**
+   * A service's refusal (a task that is not yours or not there, an agent that is not yours) is the
+   * tool's answer with `isError`; anything else is logged and answered without detail.
+   */
+  const run = async (action: () => Promise<string>): Promise<CallToolResult> => {
+    try {
+      return text(await action());
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode < 500) return failure(error.message);
+      if (isDatabaseUnavailable(error)) return failure(DATABASE_UNAVAILABLE);
+      logger.error({ err: error }, 'MCP tool failed');
+      return failure(MCP_MESSAGES.unexpected);
+    }
+  };
+
+  const activeTasks = async (query: TaskListQuery = {}): Promise<Task[]> =>
+    JSON.parse((await tasks.activeListJson(userId, query)).toString('utf8')) as Task[];
+
+  server.registerTool(
+    'list_tasks',
+    {
+      title: 'List tasks',
+      description:
+        'Your active (not archived) tasks in list order, one line each: id, title, due date, done. Filters: q (every word must occur in the title, description, notes or a checklist item), due (overdue, today, week, none), hasFiles, agentId.',
+      inputSchema: listTasksInput,
+      annotations: { readOnlyHint: true },
+    },
+    (query) =>
+      run(async () => {
+        const found = await activeTasks(query);
+        if (found.length === 0) return 'No tasks found.';
+        return found.map(taskLine).join('\n');
+      }),
+  );
+
+  server.registerTool(
+    'get_task',
+    {
+      title: 'Get a task',
+      description: 'One task in full: due date, done, agent, description, notes and its checklist.',
+      inputSchema: getTaskInput,
+      annotations: { readOnlyHint: true },
+    },
+    ({ taskId }) =>
+      run(async () => {
+        const task = await tasks.get(userId, taskId);
+        const items = await checklists.list(userId, taskId);
+        const agent = task.contextId === null ? undefined : await agents.find(userId, task.contextId);
+        return taskDetails(task, items, agent && toAgent(agent));
+      }),
+  );
+
+  server.registerTool(
+    'create_task',
+    {
+      title: 'Create a task',
+      description:
+        'Adds a task at the top of your list. dueDate is YYYY-MM-DD; agentId attaches one of your AI agents.',
+      inputSchema: createTaskInput,
+    },
+    ({ agentId, ...fields }) =>
+      run(async () => {
+        const task = await tasks.create(userId, {
+          ...fields,
+          completed: false,
+          archived: false,
+          contextId: agentId ?? null,
+        });
+        return `Created ${named(task)}\n${taskLine(task)}`;
+      }),
+  );
+
+  server.registerTool(
+    'update_task',
+    {
+      title: 'Change a task',
+      description:
+        'Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none), completed, archived, agentId; the fields left out stay as they are.',
+      inputSchema: updateTaskInput,
+    },
+    ({ taskId, agentId, ...fields }) =>
+      run(async () => {
+        const task = await tasks.update(userId, taskId, { ...fields, contextId: agentId });
+        return `Updated ${named(task)}\n${taskLine(task)}`;
+      }),
+  );
+
+  server.registerTool(
+    'complete_task',
+    {
+      title: 'Complete a task',
+      description: 'Marks a task as done.',
+      inputSchema: completeTaskInput,
+      annotations: { idempotentHint: true },
+    },
+    ({ taskId }) =>
+      run(async () => `Completed ${named(await tasks.update(userId, taskId, { completed: true }))}`),
+  );
+
+  server.registerTool(
+    'add_checklist_item',
+    {
+      title: 'Add a checklist item',
+      description: "Adds an item to the bottom of a task's checklist.",
+      inputSchema: addChecklistItemInput,
+    },
+    ({ taskId, title }) =>
+      run(async () => {
+        const item = await checklists.add(userId, taskId, title);
+        const task = await tasks.get(userId, taskId);
+        return `Added ${quoted(item.title)} (item ${item.id}) to the checklist of ${named(task)} (${task.checklist.done}/${task.checklist.total} done)`;
+      }),
+  );
+
+  server.registerTool(
+    'list_agents',
+    {
+      title: 'List AI agents',
+      description: 'Your AI agents, one line each: id, title and the start of its prompt.',
+      inputSchema: listAgentsInput,
+      annotations: { readOnlyHint: true },
+    },
+    () =>
+      run(async () => {
+        const rows = await agents.list(userId);
+        if (rows.length === 0) return 'You have no AI agents.';
+        return rows.map((row) => agentLine(toAgent(row))).join('\n');
+      }),
+  );
+
+  return server;
+}
