@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { aiTokenUsageSchema } from './ai-runs';
 import { AUTH_LIMITS, emailSchema, publicUserSchema } from './auth';
 import { VALIDATION } from './spec';
 
@@ -16,6 +17,10 @@ export type CreateUserBody = z.infer<typeof createUserBodySchema>;
 /** The admin's user list shows the same public shape a user sees of themselves (spec §3). */
 export const adminUserSchema = publicUserSchema;
 export type AdminUser = z.infer<typeof adminUserSchema>;
+
+/** GET /api/admin/users: each user with the tokens their AI runs used this month (UTC). */
+export const adminUserListItemSchema = adminUserSchema.extend({ aiTokens: aiTokenUsageSchema });
+export type AdminUserListItem = z.infer<typeof adminUserListItemSchema>;
 
 /** A new account or a resent invite: the password is in this answer once and nowhere else. */
 export const credentialsResponseSchema = z.object({

@@ -17,6 +17,8 @@ export const agentSchema = z.object({
   id: z.number(),
   title: z.string(),
   prompt: z.string(),
+  /** The model this agent runs on; null: the connection's (or the server's AI_MODEL). */
+  model: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -32,13 +34,24 @@ const required = (message: string, max: number, field: string) =>
 export const agentBodySchema = z.object({
   title: required(VALIDATION.agentTitleRequired, AGENT_LIMITS.titleMax, 'Title'),
   prompt: required(VALIDATION.agentPromptRequired, AGENT_LIMITS.promptMax, 'Prompt'),
+  /** Optional; empty or null means the connection's model. */
+  model: z
+    .string()
+    .trim()
+    .max(AGENT_LIMITS.modelMax, `Model must be at most ${AGENT_LIMITS.modelMax} characters`)
+    .nullable()
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v || null)),
 });
 export type AgentBody = z.infer<typeof agentBodySchema>;
 
 /** PUT takes any of the fields; a field that is sent must still be valid. */
 export const agentUpdateSchema = agentBodySchema
   .partial()
-  .refine((v) => v.title !== undefined || v.prompt !== undefined, 'Title or prompt is required');
+  .refine(
+    (v) => v.title !== undefined || v.prompt !== undefined || v.model !== undefined,
+    'Title, prompt or model is required',
+  );
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
 
 export const agentIdParamsSchema = z.object({ id: idParam() });
@@ -56,12 +69,13 @@ export const aiExecuteBodySchema = z.object({
 });
 export type AiExecuteBody = z.infer<typeof aiExecuteBodySchema>;
 
-export const aiExecuteResponseSchema = z.object({ result: z.string() });
+/** The stored draft (empty when the run only proposed changes) and the run in GET /api/tasks/{id}/ai-runs. */
+export const aiExecuteResponseSchema = z.object({ result: z.string(), runId: z.number() });
 
 /** One server-sent event of a streamed run: a piece of the draft, the stored whole, or the failure. */
 export const aiStreamEventSchema = z.union([
   z.object({ delta: z.string() }),
-  z.object({ result: z.string() }),
+  aiExecuteResponseSchema,
   z.object({ error: z.string() }),
 ]);
 export type AiStreamEvent = z.infer<typeof aiStreamEventSchema>;

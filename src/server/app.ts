@@ -193,6 +193,8 @@ export async function buildApp(
   await agentRoutes(app, {
     db: kysely,
     live,
+    tasks,
+    checklists,
     secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
     rateLimiter,
     config: config.ai,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   accessRequestSchema,
+  adminUserListItemSchema,
   adminUserSchema,
   auditEntrySchema,
   createUserBodySchema,
@@ -37,7 +38,8 @@ export async function adminRoutes(fastify: FastifyInstance, deps: AdminServiceDe
           summary: 'List users',
           tags: ['Admin'],
           operationId: 'listUsers',
-          response: { 200: z.array(adminUserSchema) },
+          description: "With each user's AI token use this month (UTC).",
+          response: { 200: z.array(adminUserListItemSchema) },
         },
       },
       () => admin.listUsers(),

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { CreateUserBody, CredentialsResponse } from '../../common/admin';
+import type { AdminUserListItem, CreateUserBody, CredentialsResponse } from '../../common/admin';
+import { createRunRepository } from '../agents/runs';
 import { generatePassword, hashPassword } from '../auth/passwords';
 import { createUserRepository, type UserRepository } from '../auth/repository';
 import type { SessionStore } from '../auth/sessions';
@@ -79,6 +80,7 @@ export function createAdminService({
   logger,
 }: AdminServiceDeps) {
   const repo = createAdminRepository(db);
+  const runs = createRunRepository(db);
 
   /** The account exists either way; a mail that cannot go out is the operator's to see in the log. */
   async function sendMail(message: MailMessage | null, what: string): Promise<void> {
@@ -106,7 +108,16 @@ export function createAdminService({
     user.email ? credentialsMail(user.email, user.first_name, user.username, password, appUrl, reason) : null;
 
   return {
-    listUsers: async () => (await repo.listUsers()).map(toPublicUser),
+    async listUsers(): Promise<AdminUserListItem[]> {
+      const now = new Date();
+      const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      const month = monthStart.toISOString().slice(0, 7);
+      const [rows, tokens] = await Promise.all([repo.listUsers(), runs.tokensSince(monthStart)]);
+      return rows.map((row) => ({
+        ...toPublicUser(row),
+        aiTokens: { month, ...(tokens.get(row.id) ?? { input: 0, output: 0 }) },
+      }));
+    },
 
     async createUser(actor: Actor, body: CreateUserBody): Promise<CredentialsResponse> {
       if (await users.findByEmail(body.email)) throw conflict(ADMIN_MESSAGES.emailTaken);

@@ -11,6 +11,7 @@ import { testDialects } from '../testing/database';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { AI_MESSAGES } from './ai-client';
 import { createSecretBox, KEY_FILE_NAME } from './crypto';
+import { PROPOSAL_INSTRUCTIONS } from './proposals';
 import { AI_RUN_RATE_LIMIT, DEFAULT_SYSTEM_PROMPT } from './service';
 import { URL_GUARD_MESSAGES } from './url-guard';
 
@@ -86,6 +87,7 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
         id: expect.any(Number),
         title: 'Editor',
         prompt: 'You edit text.',
+        model: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });
@@ -265,14 +267,14 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
       // The body's copies of title and description are not what is sent: the stored task is.
       const response = await execute(alice, task, { taskTitle: 'Forged', taskDescription: 'Forged' });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ result: 'Here is the draft.' });
+      expect(response.json()).toEqual({ result: 'Here is the draft.', runId: expect.any(Number) });
 
       expect(fake.requests).toHaveLength(1);
       const [sent] = fake.requests;
       expect(sent!.headers.authorization).toBe('Bearer server-key');
       expect(sent!.body.model).toBe('gpt-4o-mini');
       expect(sent!.body.messages).toEqual([
-        { role: 'system', content: 'You are a careful editor.' },
+        { role: 'system', content: `You are a careful editor.\n\n${PROPOSAL_INSTRUCTIONS}` },
         { role: 'user', content: 'Task: Write intro\n\nDescription: For the blog' },
       ]);
       expect(await getTask(alice, task.id)).toMatchObject({
@@ -291,11 +293,9 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
       await execute(alice, task, { contextId: null });
       const plain = await createTask(alice, { description: '' });
       await execute(alice, plain);
-      expect(fake.requests.map((r) => r.body.messages[0]!.content)).toEqual([
-        'Chosen prompt',
-        'Own prompt',
-        DEFAULT_SYSTEM_PROMPT,
-      ]);
+      expect(fake.requests.map((r) => r.body.messages[0]!.content)).toEqual(
+        ['Chosen prompt', 'Own prompt', DEFAULT_SYSTEM_PROMPT].map((p) => `${p}\n\n${PROPOSAL_INSTRUCTIONS}`),
+      );
       expect(fake.requests[2]!.body.messages[1]!.content).toBe('Task: Write intro');
     });
 
@@ -365,7 +365,7 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
         { delta: 'One ' },
         { delta: 'two ' },
         { delta: 'three.' },
-        { result: 'One two three.' },
+        { result: 'One two three.', runId: expect.any(Number) },
       ]);
       expect(fake.requests[0]!.body.stream).toBe(true);
       expect((await getTask(alice, task.id)).aiDraft).toBe('One two three.');
@@ -376,7 +376,7 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
         headers: { ...alice.headers, accept: 'text/event-stream' },
         payload: { taskId: task.id },
       });
-      expect(events(byAccept.body).at(-1)).toEqual({ result: 'One two three.' });
+      expect(events(byAccept.body).at(-1)).toEqual({ result: 'One two three.', runId: expect.any(Number) });
     });
 
     it('a cancelled stream aborts the provider call and stores nothing', async () => {

@@ -34,10 +34,37 @@ export class AiCancelledError extends HttpError {
   }
 }
 
+/** A function the model may call: what the run offers it (see ai-runs.ts). */
+export interface ChatTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One function call the model made, its arguments still the JSON text it wrote. */
+export interface ToolCall {
+  name: string;
+  arguments: string;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
+export interface ChatResult {
+  text: string;
+  toolCalls: ToolCall[];
+  /** Summed over the provider calls this took (two when the provider refused the tools). */
+  usage: TokenUsage;
+}
+
 export interface RunOptions {
   provider: AiProvider;
   messages: ChatMessage[];
   timeoutMs: number;
+  /** Offered to the model; a provider that refuses tools (HTTP 400) is asked once more without them. */
+  tools?: ChatTool[];
   /** Aborts the provider call when the person cancels. */
   signal?: AbortSignal;
   /** Streams the answer, calling this with each piece as it arrives. */
@@ -45,16 +72,18 @@ export interface RunOptions {
 }
 
 /**
- * One chat completion through the official SDK. Resolves with the whole answer; rejects with a 502
- * HttpError for a provider failure, refusal, empty answer or time-out, or AiCancelledError.
+ * A chat completion through the official SDK. Resolves with the answer's text, the tool calls and
+ * the usage; rejects with a 502 HttpError for a provider failure, refusal, empty answer or
+ * time-out, or AiCancelledError.
  */
 export async function runChat({
   provider,
   messages,
   timeoutMs,
+  tools = [],
   signal,
   onDelta,
-}: RunOptions): Promise<string> {
+}: RunOptions): Promise<ChatResult> {
   const client = new OpenAI({
     apiKey: provider.apiKey,
     baseURL: provider.baseUrl,
@@ -71,15 +100,44 @@ export async function runChat({
   // The SDK's timeout ends at the response headers; this one bounds the whole run, stream included.
   const deadline = AbortSignal.timeout(timeoutMs);
   const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
-  const request = { model: provider.model, messages };
-  try {
+  const usage: TokenUsage = { input: 0, output: 0 };
+  const count = (used: OpenAI.CompletionUsage | null | undefined) => {
+    usage.input += used?.prompt_tokens ?? 0;
+    usage.output += used?.completion_tokens ?? 0;
+  };
+
+  const call = async (withTools: boolean) => {
+    const request = {
+      model: provider.model,
+      messages,
+      ...(withTools
+        ? {
+            tools: tools.map(({ name, description, parameters }) => ({
+              type: 'function' as const,
+              function: { name, description, parameters },
+            })),
+          }
+        : {}),
+    };
     let text = '';
     let refusal = '';
+    const calls: Array<{ name: string; arguments: string }> = [];
     if (onDelta) {
-      const stream = await client.chat.completions.create({ ...request, stream: true }, { signal: combined });
+      const stream = await client.chat.completions.create(
+        { ...request, stream: true, stream_options: { include_usage: true } },
+        { signal: combined },
+      );
       for await (const chunk of stream) {
+        if (chunk.usage) count(chunk.usage);
         const delta = chunk.choices[0]?.delta;
         if (delta?.refusal) refusal += delta.refusal;
+        // A call arrives in pieces, told apart by index: the name first, then the arguments' text.
+        for (const piece of delta?.tool_calls ?? []) {
+          calls[piece.index] ??= { name: '', arguments: '' };
+          const target = calls[piece.index]!;
+          target.name += piece.function?.name ?? '';
+          target.arguments += piece.function?.arguments ?? '';
+        }
         if (delta?.content) {
           text += delta.content;
           onDelta(delta.content);
@@ -87,14 +145,32 @@ export async function runChat({
       }
     } else {
       const completion = await client.chat.completions.create(request, { signal: combined });
+      count(completion.usage);
       const message = completion.choices[0]?.message;
       text = message?.content ?? '';
       refusal = message?.refusal ?? '';
+      for (const toolCall of message?.tool_calls ?? []) {
+        if (toolCall.type === 'function') calls.push({ ...toolCall.function });
+      }
+    }
+    return { text, refusal, toolCalls: calls.filter(Boolean) };
+  };
+
+  try {
+    let answer: Awaited<ReturnType<typeof call>>;
+    try {
+      answer = await call(tools.length > 0);
+    } catch (error) {
+      // Ollama, for one, answers 400 to tools a model cannot use: the run goes on as a plain draft.
+      if (!(tools.length > 0 && error instanceof OpenAI.APIError && error.status === 400)) throw error;
+      answer = await call(false);
     }
     if (signal?.aborted) throw new AiCancelledError();
     if (deadline.aborted) throw new HttpError(502, AI_MESSAGES.timeout);
-    if (!text.trim()) throw new HttpError(502, refusal ? AI_MESSAGES.refused : AI_MESSAGES.empty);
-    return text;
+    if (!answer.text.trim() && answer.toolCalls.length === 0) {
+      throw new HttpError(502, answer.refusal ? AI_MESSAGES.refused : AI_MESSAGES.empty);
+    }
+    return { text: answer.text, toolCalls: answer.toolCalls, usage };
   } catch (error) {
     throw toAiError(error, signal, deadline);
   }

@@ -7,6 +7,7 @@ export const toAgent = (row: AgentRow): Agent => ({
   id: row.id,
   title: row.title,
   prompt: row.prompt,
+  model: row.model,
   createdAt: toIso(row.created_at),
   updatedAt: toIso(row.updated_at),
 });
@@ -33,7 +34,10 @@ export function createAgentRepository(db: Kysely<Database>) {
         .where('id', '=', id)
         .executeTakeFirst(),
 
-    insert: (userId: number, values: { title: string; prompt: string }): Promise<AgentRow> => {
+    insert: (
+      userId: number,
+      values: { title: string; prompt: string; model?: string | null },
+    ): Promise<AgentRow> => {
       const now = nowIso();
       return db
         .insertInto('agents')
@@ -45,7 +49,7 @@ export function createAgentRepository(db: Kysely<Database>) {
     update: (
       userId: number,
       id: number,
-      values: { title?: string; prompt?: string },
+      values: { title?: string; prompt?: string; model?: string | null },
     ): Promise<AgentRow | undefined> =>
       db
         .updateTable('agents')

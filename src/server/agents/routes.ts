@@ -17,6 +17,13 @@ import {
   aiStatusSchema,
   aiStreamEventSchema,
 } from '../../common/agents';
+import {
+  aiProposalSchema,
+  aiRunSchema,
+  aiRunsPath,
+  proposalIdParamsSchema,
+  taskIdParamsSchema,
+} from '../../common/ai-runs';
 import { MEDIA, noContentSchema } from '../../common/api';
 import { TASKS_PATH, taskPath } from '../../common/tasks';
 import type { Database } from '../db';
@@ -24,20 +31,31 @@ import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { LiveBus } from '../live/bus';
+import type { ChecklistService } from '../tasks/checklist';
+import type { TaskService } from '../tasks/service';
+import { createProposalService } from './proposals';
 import { createAgentRepository } from './repository';
-import { type AgentServiceDeps, type AiRun, createAgentService } from './service';
+import { createRunRepository } from './runs';
+import { type AgentServiceDeps, type AiRun, type AiRunResult, createAgentService } from './service';
 
-/** What the agents feature is given by the app. */
-export interface AgentFeatureDeps extends Omit<AgentServiceDeps, 'agents'> {
+/** What the agents feature is given by the app: applied proposals are edits through these features. */
+export interface AgentFeatureDeps extends Omit<AgentServiceDeps, 'agents' | 'runs'> {
   db: Kysely<Database>;
   live: LiveBus;
+  tasks: TaskService;
+  checklists: ChecklistService;
 }
 
-export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps }: AgentFeatureDeps) {
+export async function agentRoutes(
+  fastify: FastifyInstance,
+  { db, live, tasks, checklists, ...deps }: AgentFeatureDeps,
+) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
-  const service = createAgentService({ ...deps, agents: createAgentRepository(db) });
+  const runs = createRunRepository(db);
+  const service = createAgentService({ ...deps, agents: createAgentRepository(db), runs });
+  const proposals = createProposalService({ runs, tasks, checklists, live });
   const taskChanged = (userId: number, taskId: number) =>
-    live.publish(userId, [TASKS_PATH, taskPath(taskId)]);
+    live.publish(userId, [TASKS_PATH, taskPath(taskId), aiRunsPath(taskId)]);
 
   app.get(
     '/api/ai-agents',
@@ -216,20 +234,75 @@ export async function agentRoutes(fastify: FastifyInstance, { db, live, ...deps 
         request.query.stream === '1' ||
         request.query.stream === 'true' ||
         (request.query.stream === undefined && String(request.headers.accept).includes('text/event-stream'));
-      if (stream) return streamRun(reply, run, cancel.signal, () => taskChanged(userId, taskId));
-      const result = await run({ signal: cancel.signal });
-      taskChanged(userId, taskId);
-      return { result };
+      // Other tabs see the run start in the task's AI activity.
+      const started = () => live.publish(userId, [aiRunsPath(taskId)]);
+      if (stream) return streamRun(reply, run, cancel.signal, started, () => taskChanged(userId, taskId));
+      try {
+        return await run({ signal: cancel.signal, onStart: started });
+      } finally {
+        taskChanged(userId, taskId);
+      }
     },
+  );
+
+  app.get(
+    '/api/tasks/:id/ai-runs',
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: "A task's AI runs",
+        description:
+          'Newest first: agent, model, duration, tokens (summed over the provider calls), status, notes on the attachments read, and the changes each run proposed.',
+        tags: ['AI'],
+        operationId: 'listAiRuns',
+        params: taskIdParamsSchema,
+        response: { 200: z.array(aiRunSchema) },
+      },
+    },
+    async (request) => service.runs(currentUser(request).id, request.params.id),
+  );
+
+  app.post(
+    '/api/ai/proposals/:id/apply',
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Apply a change an AI run proposed',
+        description:
+          'An ordinary edit with your permissions (live sync included). A proposal that is applied, dismissed or invalid answers 409 and changes nothing.',
+        tags: ['AI'],
+        operationId: 'applyAiProposal',
+        params: proposalIdParamsSchema,
+        response: { 200: aiProposalSchema },
+      },
+    },
+    async (request) => proposals.apply(currentUser(request).id, request.params.id),
+  );
+
+  app.post(
+    '/api/ai/proposals/:id/dismiss',
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Dismiss a change an AI run proposed',
+        description: 'The task stays as it is. Only a pending proposal can be dismissed; else 409.',
+        tags: ['AI'],
+        operationId: 'dismissAiProposal',
+        params: proposalIdParamsSchema,
+        response: { 200: aiProposalSchema },
+      },
+    },
+    async (request) => proposals.dismiss(currentUser(request).id, request.params.id),
   );
 }
 
-/** Answers a run as server-sent events: `{delta}` as the draft is written, then `{result}` or `{error}`. */
+/** Answers a run as server-sent events: `{delta}` as the draft is written, then `{result, runId}` or `{error}`. */
 async function streamRun(
   reply: FastifyReply,
-  run: (options: AiRun) => Promise<string>,
+  run: (options: AiRun) => Promise<AiRunResult>,
   signal: AbortSignal,
-  onStored: () => void,
+  onStart: () => void,
+  onEnded: () => void,
 ) {
   reply.hijack();
   const res = reply.raw;
@@ -245,9 +318,7 @@ async function streamRun(
     if (!res.writableEnded) res.write(`data: ${JSON.stringify(event)}\n\n`);
   };
   try {
-    const result = await run({ signal, onDelta: (delta) => send({ delta }) });
-    onStored();
-    send({ result });
+    send(await run({ signal, onStart, onDelta: (delta) => send({ delta }) }));
   } catch (error) {
     if (error instanceof HttpError) {
       send({ error: error.message });
@@ -256,6 +327,7 @@ async function streamRun(
       send({ error: 'Something went wrong on our side. Please try again.' });
     }
   } finally {
+    onEnded();
     res.end();
   }
 }

@@ -13,9 +13,17 @@ import { TASK_LIMITS } from '../../common/tasks';
 import type { Config } from '../config';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
-import { type AiProvider, type ChatMessage, OPENAI_DEFAULT_BASE_URL, runChat } from './ai-client';
+import {
+  AiCancelledError,
+  type AiProvider,
+  type ChatMessage,
+  OPENAI_DEFAULT_BASE_URL,
+  runChat,
+} from './ai-client';
 import type { SecretBox } from './crypto';
+import { checkToolCall, PROPOSAL_CHAT_TOOLS, PROPOSAL_INSTRUCTIONS } from './proposals';
 import { type AgentRepository, toAgent } from './repository';
+import type { RunOutcome, RunRepository } from './runs';
 import { assertAllowedBaseUrl } from './url-guard';
 
 /** Used when a task has no agent: a plain, useful first draft. */
@@ -30,6 +38,7 @@ export const AGENT_MESSAGES = {
   taskNotFound: 'Task',
   storedKeyUnreadable:
     'Your saved API key can no longer be read (the server secret changed). Please connect it again.',
+  runFailed: 'Something went wrong on our side. Please try again.',
 } as const;
 
 /** The user message: the stored task's title and description. */
@@ -39,6 +48,7 @@ export function taskMessage(title: string, description: string | null): string {
 
 export interface AgentServiceDeps {
   agents: AgentRepository;
+  runs: RunRepository;
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   config: Config['ai'];
@@ -46,12 +56,20 @@ export interface AgentServiceDeps {
 }
 
 export interface AiRun {
-  /** Aborts the provider call; nothing is stored then. */
+  /** Aborts the provider call; the run is kept as cancelled, with no draft and no proposal. */
   signal?: AbortSignal;
+  /** The run is in the history (status running). */
+  onStart?: () => void;
   onDelta?: (delta: string) => void;
 }
 
-export function createAgentService({ agents, secrets, rateLimiter, config, logger }: AgentServiceDeps) {
+/** A finished run: the draft it stored (empty when it only proposed changes) and its id in the history. */
+export interface AiRunResult {
+  result: string;
+  runId: number;
+}
+
+export function createAgentService({ agents, runs, secrets, rateLimiter, config, logger }: AgentServiceDeps) {
   const keyHint = (apiKey: string) => apiKey.slice(-4);
 
   /** The user's own key wins over the server's; a user-chosen address is only ever used with that key. */
@@ -132,9 +150,15 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
 
     disconnect: (userId: number): Promise<void> => agents.deleteCredentials(userId),
 
+    async runs(userId: number, taskId: number) {
+      if (!(await agents.findTask(userId, taskId))) throw notFound(AGENT_MESSAGES.taskNotFound);
+      return runs.listForTask(userId, taskId);
+    },
+
     /**
      * Checks everything a run needs and answers with the run itself, so a caller that streams can
-     * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream.
+     * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream. The run is
+     * kept (ai_runs) from its start, with its usage, its outcome and the changes the model proposed.
      */
     async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
       await rateLimiter.limit('ai-run', AI_RUN_RATE_LIMIT).consume(String(userId));
@@ -143,27 +167,67 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
       const agentId = contextId ?? task.context_id;
       const agent = agentId === null ? undefined : await agents.find(userId, agentId);
       if (agentId !== null && !agent) throw notFound(AGENT_MESSAGES.agentNotFound);
-      const provider = await resolveProvider(userId);
-      if (!provider) throw badRequest(ERRORS.aiNotConnected);
+      const resolved = await resolveProvider(userId);
+      if (!resolved) throw badRequest(ERRORS.aiNotConnected);
+      // The agent's own model wins over the connection's and the server's.
+      const provider = agent?.model ? { ...resolved, model: agent.model } : resolved;
+      const notes: string[] = [];
       const messages: ChatMessage[] = [
-        { role: 'system', content: agent?.prompt ?? DEFAULT_SYSTEM_PROMPT },
+        { role: 'system', content: `${agent?.prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROPOSAL_INSTRUCTIONS}` },
         { role: 'user', content: taskMessage(task.title, task.description) },
       ];
 
-      return async ({ signal, onDelta }: AiRun = {}): Promise<string> => {
+      return async ({ signal, onStart, onDelta }: AiRun = {}): Promise<AiRunResult> => {
+        const started = Date.now();
+        const runId = await runs.start({
+          userId,
+          taskId,
+          agentId: agent?.id ?? null,
+          agentTitle: agent?.title ?? null,
+          model: provider.model,
+          notes,
+        });
+        onStart?.();
+        const outcome = (
+          status: RunOutcome['status'],
+          usage = { input: 0, output: 0 },
+          error: string | null = null,
+        ) => ({
+          status,
+          durationMs: Date.now() - started,
+          inputTokens: usage.input,
+          outputTokens: usage.output,
+          error,
+        });
         try {
-          const answer = await runChat({ provider, messages, timeoutMs: config.timeoutMs, signal, onDelta });
-          // The draft must stay editable through PATCH /api/tasks, which caps its length.
-          const result = answer.slice(0, TASK_LIMITS.aiDraftMax);
-          if (!(await agents.storeDraft(userId, taskId, result))) throw notFound(AGENT_MESSAGES.taskNotFound);
-          return result;
+          const answer = await runChat({
+            provider,
+            messages,
+            tools: PROPOSAL_CHAT_TOOLS,
+            timeoutMs: config.timeoutMs,
+            signal,
+            onDelta,
+          });
+          // The draft must stay editable through PATCH /api/tasks, which caps its length. A run that
+          // only proposed changes leaves the stored draft as it was.
+          const result = answer.text.slice(0, TASK_LIMITS.aiDraftMax);
+          if (result.trim() && !(await agents.storeDraft(userId, taskId, result))) {
+            throw notFound(AGENT_MESSAGES.taskNotFound);
+          }
+          await runs.finish(runId, outcome('done', answer.usage), answer.toolCalls.map(checkToolCall));
+          return { result, runId };
         } catch (error) {
+          const cancelled = error instanceof AiCancelledError;
           if (error instanceof HttpError && error.statusCode === 502) {
             logger.warn(
               { err: error.cause, source: provider.source, model: provider.model },
               'AI run failed',
             );
           }
+          const message = error instanceof HttpError ? error.message : AGENT_MESSAGES.runFailed;
+          await runs
+            .finish(runId, outcome(cancelled ? 'cancelled' : 'failed', undefined, cancelled ? null : message))
+            .catch((finishError) => logger.warn({ err: finishError, runId }, 'AI run outcome not stored'));
           throw error;
         }
       };

@@ -468,6 +468,47 @@ function calendarFeeds(dialect: DialectName): Migration {
   };
 }
 
+/** Issue 14: every agent run is kept, with its usage and the changes it proposed; an agent may name its model. */
+function aiRuns(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable('agents').addColumn('model', 'text').execute();
+      await db.schema
+        .createTable('ai_runs')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('agent_id', 'integer', (col) => col.references('agents.id').onDelete('set null'))
+        .addColumn('agent_title', 'text')
+        .addColumn('model', 'text', (col) => col.notNull())
+        .addColumn('started_at', c.timestamp, (col) => col.notNull())
+        .addColumn('duration_ms', 'integer')
+        .addColumn('input_tokens', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('output_tokens', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('error', 'text')
+        .addColumn('notes', 'text', (col) => col.notNull().defaultTo('[]'))
+        .execute();
+      await db.schema.createIndex('ai_runs_task').on('ai_runs').columns(['task_id', 'started_at']).execute();
+      await db.schema.createIndex('ai_runs_user').on('ai_runs').columns(['user_id', 'started_at']).execute();
+      await db.schema
+        .createTable('ai_proposals')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('run_id', 'integer', (col) => col.notNull().references('ai_runs.id').onDelete('cascade'))
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('tool', 'text', (col) => col.notNull())
+        .addColumn('arguments', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('error', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('ai_proposals_run').on('ai_proposals').column('run_id').execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -482,6 +523,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0007_oidc_identities': oidcIdentities(dialect),
         '0008_search_and_checklists': searchAndChecklists(dialect),
         '0009_calendar_feeds': calendarFeeds(dialect),
+        '0010_ai_runs': aiRuns(dialect),
       };
     },
   };

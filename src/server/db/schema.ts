@@ -155,6 +155,8 @@ export interface AgentsTable {
   user_id: number;
   title: string;
   prompt: string;
+  /** Wins over the user's connection model and the server's AI_MODEL; null: theirs. */
+  model: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -249,6 +251,38 @@ export interface CalendarFeedsTable {
   created_at: Timestamp;
 }
 
+/** One agent run (issue 14): who, what, how long, what it cost and how it ended. */
+export interface AiRunsTable {
+  id: Generated<number>;
+  user_id: number;
+  task_id: number;
+  agent_id: number | null;
+  agent_title: string | null;
+  model: string;
+  started_at: Timestamp;
+  duration_ms: number | null;
+  input_tokens: Generated<number>;
+  output_tokens: Generated<number>;
+  status: string;
+  error: string | null;
+  /** A JSON array of strings. */
+  notes: Generated<string>;
+}
+
+/** A change a run proposed; nothing happens to the task until the person applies it. */
+export interface AiProposalsTable {
+  id: Generated<number>;
+  run_id: number;
+  user_id: number;
+  task_id: number;
+  tool: string;
+  /** JSON: as checked when valid, as the model sent them when not. */
+  arguments: string;
+  status: string;
+  error: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -267,6 +301,8 @@ export interface Database {
   calendar_feeds: CalendarFeedsTable;
   files: FilesTable;
   ai_credentials: AiCredentialsTable;
+  ai_runs: AiRunsTable;
+  ai_proposals: AiProposalsTable;
   audit_log: AuditLogTable;
   rate_limits: RateLimitsTable;
 }
@@ -277,6 +313,8 @@ export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
 export type AgentRow = Selectable<AgentsTable>;
+export type AiRunRow = Selectable<AiRunsTable>;
+export type AiProposalRow = Selectable<AiProposalsTable>;
 export type ChecklistItemRow = Selectable<ChecklistItemsTable>;
 export type FileRow = Selectable<FilesTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;

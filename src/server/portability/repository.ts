@@ -30,7 +30,10 @@ export function createDataRepository(db: Kysely<Database>) {
     agents: (userId: number) =>
       db.selectFrom('agents').selectAll().where('user_id', '=', userId).orderBy('id').execute(),
 
-    insertAgent: async (userId: number, agent: { title: string; prompt: string }): Promise<number> => {
+    insertAgent: async (
+      userId: number,
+      agent: { title: string; prompt: string; model?: string | null },
+    ): Promise<number> => {
       const now = nowIso();
       const row = await db
         .insertInto('agents')
@@ -38,6 +41,7 @@ export function createDataRepository(db: Kysely<Database>) {
           user_id: userId,
           title: agent.title,
           prompt: agent.prompt,
+          model: agent.model ?? null,
           created_at: now,
           updated_at: now,
         })

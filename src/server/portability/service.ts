@@ -46,6 +46,7 @@ export function createDataService({ db, live }: DataServiceDeps) {
         id: agent.id,
         title: agent.title,
         prompt: agent.prompt,
+        model: agent.model,
         createdAt: toIso(agent.created_at),
         updatedAt: toIso(agent.updated_at),
       })),

@@ -70,34 +70,44 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
 
     /** A new item goes to the bottom of the list. */
     async add(userId: number, taskId: number, title: string): Promise<ChecklistItem> {
-      const row = await db.transaction().execute(async (trx) => {
+      const [item] = await this.addMany(userId, taskId, [title]);
+      return item!;
+    },
+
+    /** New items at the bottom, in order, all or none (a task holds at most CHECKLIST_LIMITS.itemsMax). */
+    async addMany(userId: number, taskId: number, titles: string[]): Promise<ChecklistItem[]> {
+      const rows = await db.transaction().execute(async (trx) => {
         await assertOwnTask(trx, userId, taskId);
         const { count, last } = await trx
           .selectFrom('checklist_items')
           .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.max('position').as('last')])
           .where('task_id', '=', taskId)
           .executeTakeFirstOrThrow();
-        if (Number(count) >= CHECKLIST_LIMITS.itemsMax) throw badRequest(CHECKLIST_MESSAGES.tooMany);
+        if (Number(count) + titles.length > CHECKLIST_LIMITS.itemsMax)
+          throw badRequest(CHECKLIST_MESSAGES.tooMany);
         const now = nowIso();
+        const first = last === null ? 0 : Number(last) + 1;
         const inserted = await trx
           .insertInto('checklist_items')
-          .values({
-            task_id: taskId,
-            user_id: userId,
-            title,
-            done: false,
-            position: last === null ? 0 : Number(last) + 1,
-            search_text: foldForSearch(title),
-            created_at: now,
-            updated_at: now,
-          })
+          .values(
+            titles.map((title, i) => ({
+              task_id: taskId,
+              user_id: userId,
+              title,
+              done: false,
+              position: first + i,
+              search_text: foldForSearch(title),
+              created_at: now,
+              updated_at: now,
+            })),
+          )
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .execute();
         await recount(trx, taskId);
         return inserted;
       });
       changed(userId, taskId);
-      return toItem(row);
+      return rows.sort((a, b) => a.position - b.position).map(toItem);
     },
 
     async update(userId: number, itemId: number, input: UpdateChecklistItemBody): Promise<ChecklistItem> {

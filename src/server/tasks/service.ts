@@ -17,6 +17,7 @@ import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { badRequest, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
+import { insertTasksOnTop } from './bulk';
 import { createListCache } from './list-cache';
 import { createTaskRepository, inTransaction, toTask } from './repository';
 import { taskSearchText } from './search';
@@ -103,6 +104,31 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
       });
       changed(userId);
       return toTask(row);
+    },
+
+    /** New tasks on top of the list in the given order, all or none (an AI agent's split of a task). */
+    async createMany(
+      userId: number,
+      inputs: Array<Pick<CreateTaskInput, 'title' | 'description' | 'dueDate'>>,
+    ): Promise<number> {
+      const count = await db.transaction().execute((trx) =>
+        insertTasksOnTop(
+          trx,
+          userId,
+          inputs.map((input) => ({
+            ...input,
+            completed: false,
+            archived: false,
+            contextId: null,
+            notes: null,
+            aiDraft: null,
+            aiAssisted: false,
+            checklistItems: [],
+          })),
+        ),
+      );
+      changed(userId);
+      return count;
     },
 
     /** Archiving stamps archived_at; restoring clears it and puts the task back on top of the list. */

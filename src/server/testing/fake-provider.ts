@@ -3,12 +3,25 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A local server speaking the OpenAI chat-completions protocol, for API and browser tests:
- * POST /v1/chat/completions answers plain JSON, or server-sent chunks when the body asks to stream.
+ * POST /v1/chat/completions answers plain JSON, or server-sent chunks when the body asks to stream,
+ * with tool calls (streamed in pieces, as OpenAI does) and usage figures.
  */
 export interface FakeProviderRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
-  body: { model: string; messages: Array<{ role: string; content: string }>; stream?: boolean };
+  body: {
+    model: string;
+    messages: Array<{ role: string; content: string }>;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+    tools?: Array<{ type: 'function'; function: { name: string; parameters: Record<string, unknown> } }>;
+  };
+}
+
+export interface FakeToolCall {
+  name: string;
+  /** The arguments' JSON text, as a model writes it (it may be malformed on purpose). */
+  arguments: string;
 }
 
 export interface FakeProviderBehaviour {
@@ -20,8 +33,16 @@ export interface FakeProviderBehaviour {
   delayMs: number;
   /** Wait between streamed pieces. */
   chunkDelayMs: number;
+  /** Wait after the last piece (tool calls included) before the stream ends. */
+  endDelayMs: number;
   /** Answer every request with a redirect here instead. */
   redirectTo?: string;
+  /** Calls the model makes when the request offers tools (after the text). */
+  toolCalls: FakeToolCall[];
+  /** Answer 400 to a request that carries tools, as Ollama does for a model without tool support. */
+  rejectTools: boolean;
+  /** Tokens each answer reports (streamed when the request asks for usage). */
+  usage: { prompt_tokens: number; completion_tokens: number };
 }
 
 export interface FakeProvider {
@@ -40,6 +61,10 @@ const DEFAULTS: FakeProviderBehaviour = {
   mode: 'ok',
   delayMs: 0,
   chunkDelayMs: 0,
+  endDelayMs: 0,
+  toolCalls: [],
+  rejectTools: false,
+  usage: { prompt_tokens: 42, completion_tokens: 7 },
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,7 +72,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvider> {
   const requests: FakeProviderRequest[] = [];
   const sockets = new Set<Socket>();
-  const behaviour: FakeProviderBehaviour = { ...DEFAULTS };
+  const behaviour: FakeProviderBehaviour = structuredClone(DEFAULTS);
   let abortWaiters: Array<() => void> = [];
 
   const server = http.createServer(async (req, res) => {
@@ -63,7 +88,17 @@ export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvide
     }
     const body = JSON.parse(raw) as FakeProviderRequest['body'];
     requests.push({ url: req.url, headers: req.headers, body });
-    const { mode, chunks, delayMs, chunkDelayMs } = behaviour;
+    const { mode, chunks, delayMs, chunkDelayMs, usage } = behaviour;
+    const offeredTools = (body.tools?.length ?? 0) > 0;
+    if (offeredTools && behaviour.rejectTools) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { message: 'this model does not support tools', type: 'invalid_request_error' },
+        }),
+      );
+      return;
+    }
+    const toolCalls = offeredTools ? behaviour.toolCalls : [];
     if (delayMs) await sleep(delayMs);
     if (res.destroyed) return;
     if (mode === 'error') {
@@ -80,29 +115,73 @@ export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvide
         JSON.stringify({
           ...base,
           object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content, refusal }, finish_reason: 'stop' }],
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content,
+                refusal,
+                ...(toolCalls.length > 0
+                  ? {
+                      tool_calls: toolCalls.map((call, i) => ({
+                        id: `call_${i}`,
+                        type: 'function',
+                        function: { name: call.name, arguments: call.arguments },
+                      })),
+                    }
+                  : {}),
+              },
+              finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+            },
+          ],
+          usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
         }),
       );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (delta: Record<string, string>, finish: string | null = null) =>
+    const send = (delta: Record<string, unknown>, finish: string | null = null) =>
       res.write(
         `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
       );
     send({ role: 'assistant' });
-    const pieces = mode === 'ok' ? chunks : mode === 'refusal' ? [] : [''];
+    const pieces: Array<Record<string, unknown>> = (
+      mode === 'ok' ? chunks : mode === 'refusal' ? [] : ['']
+    ).map((content) => ({ content }));
+    // Each call in three pieces: its id and name, then the arguments' text in two halves.
+    toolCalls.forEach((call, index) => {
+      const half = Math.ceil(call.arguments.length / 2);
+      pieces.push(
+        {
+          tool_calls: [
+            { index, id: `call_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+          ],
+        },
+        { tool_calls: [{ index, function: { arguments: call.arguments.slice(0, half) } }] },
+        { tool_calls: [{ index, function: { arguments: call.arguments.slice(half) } }] },
+      );
+    });
     if (refusal) send({ refusal });
+    const clientLeft = () => {
+      if (!res.destroyed && !res.writableEnded) return false;
+      for (const resolve of abortWaiters) resolve();
+      abortWaiters = [];
+      return true;
+    };
     for (const piece of pieces) {
       if (chunkDelayMs) await sleep(chunkDelayMs);
-      if (res.destroyed || res.writableEnded) {
-        for (const resolve of abortWaiters) resolve();
-        abortWaiters = [];
-        return;
-      }
-      send({ content: piece });
+      if (clientLeft()) return;
+      send(piece);
     }
-    send({}, 'stop');
+    if (behaviour.endDelayMs) await sleep(behaviour.endDelayMs);
+    if (clientLeft()) return;
+    send({}, toolCalls.length > 0 ? 'tool_calls' : 'stop');
+    if (body.stream_options?.include_usage) {
+      res.write(
+        `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })}\n\n`,
+      );
+    }
     res.end('data: [DONE]\n\n');
   });
   server.on('connection', (socket) => {
@@ -119,7 +198,7 @@ export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvide
     streamAborted: () => new Promise((resolve) => abortWaiters.push(resolve)),
     reset() {
       requests.length = 0;
-      Object.assign(behaviour, DEFAULTS, { redirectTo: undefined });
+      Object.assign(behaviour, structuredClone(DEFAULTS), { redirectTo: undefined });
     },
     close: () =>
       new Promise((resolve) => {

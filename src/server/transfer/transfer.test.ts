@@ -11,6 +11,7 @@ import tar from 'tar-stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSecretBox, loadAiKey } from '../agents/crypto';
 import { createAgentRepository } from '../agents/repository';
+import { createRunRepository } from '../agents/runs';
 import { createAgentService } from '../agents/service';
 import { loadConfig } from '../config';
 import { type Db, openDatabase } from '../db';
@@ -655,6 +656,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
       });
       const agents = createAgentService({
         agents: createAgentRepository(target.db.kysely),
+        runs: createRunRepository(target.db.kysely),
         secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
         rateLimiter: createRateLimiter(target.db),
         config: config.ai,
@@ -667,7 +669,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
         keyHint: ALICE_API_KEY.slice(-4),
       });
       const run = await agents.prepareRun(2, 3, null);
-      expect(await run()).toBe('Here is the draft.');
+      expect((await run()).result).toBe('Here is the draft.');
       expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ALICE_API_KEY}`);
       expect(fake.requests.at(-1)?.body.model).toBe('alice-model');
     });
