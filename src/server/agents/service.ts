@@ -14,6 +14,7 @@ import type { Config } from '../config';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
 import { type AiProvider, type ChatMessage, OPENAI_DEFAULT_BASE_URL, runChat } from './ai-client';
+import type { AttachmentReader } from './attachments';
 import type { SecretBox } from './crypto';
 import { type AgentRepository, toAgent } from './repository';
 import { assertAllowedBaseUrl } from './url-guard';
@@ -43,6 +44,8 @@ export interface AgentServiceDeps {
   rateLimiter: RateLimiter;
   config: Config['ai'];
   logger: FastifyBaseLogger;
+  /** The task's attachments as context (decision 022). */
+  attachments: AttachmentReader;
 }
 
 export interface AiRun {
@@ -51,7 +54,14 @@ export interface AiRun {
   onDelta?: (delta: string) => void;
 }
 
-export function createAgentService({ agents, secrets, rateLimiter, config, logger }: AgentServiceDeps) {
+export function createAgentService({
+  agents,
+  secrets,
+  rateLimiter,
+  config,
+  logger,
+  attachments,
+}: AgentServiceDeps) {
   const keyHint = (apiKey: string) => apiKey.slice(-4);
 
   /** The user's own key wins over the server's; a user-chosen address is only ever used with that key. */
@@ -135,6 +145,7 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
     /**
      * Checks everything a run needs and answers with the run itself, so a caller that streams can
      * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream.
+     * The run carries `notes`: which attachments were cut or skipped ('a.md: first 900 characters used').
      */
     async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
       await rateLimiter.limit('ai-run', AI_RUN_RATE_LIMIT).consume(String(userId));
@@ -145,12 +156,16 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
       if (agentId !== null && !agent) throw notFound(AGENT_MESSAGES.agentNotFound);
       const provider = await resolveProvider(userId);
       if (!provider) throw badRequest(ERRORS.aiNotConnected);
+      const context = await attachments.read(userId, taskId);
       const messages: ChatMessage[] = [
         { role: 'system', content: agent?.prompt ?? DEFAULT_SYSTEM_PROMPT },
-        { role: 'user', content: taskMessage(task.title, task.description) },
+        {
+          role: 'user',
+          content: [taskMessage(task.title, task.description), context.prompt].filter(Boolean).join('\n\n'),
+        },
       ];
 
-      return async ({ signal, onDelta }: AiRun = {}): Promise<string> => {
+      const run = async ({ signal, onDelta }: AiRun = {}): Promise<string> => {
         try {
           const answer = await runChat({ provider, messages, timeoutMs: config.timeoutMs, signal, onDelta });
           // The draft must stay editable through PATCH /api/tasks, which caps its length.
@@ -167,6 +182,7 @@ export function createAgentService({ agents, secrets, rateLimiter, config, logge
           throw error;
         }
       };
+      return Object.assign(run, { notes: context.notes });
     },
   };
 }
