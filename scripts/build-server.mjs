@@ -5,9 +5,7 @@ import { build } from 'esbuild';
 
 const outdir = path.resolve(process.argv[2] ?? 'dist/server');
 
-await build({
-  entryPoints: ['src/server/main.ts', 'src/server/reset-admin-password.ts', 'src/server/cli.ts'],
-  outdir,
+const options = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -15,6 +13,20 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
+};
+
+await build({
+  ...options,
+  entryPoints: ['src/server/main.ts', 'src/server/reset-admin-password.ts', 'src/server/cli.ts'],
+  outdir,
+});
+
+// The attachment reader's worker thread (decision 022): its own file beside main.js, where
+// `new URL('./attachment-worker.mjs', import.meta.url)` in the bundle finds it.
+await build({
+  ...options,
+  entryPoints: ['src/server/agents/attachment-worker.mjs'],
+  outfile: path.join(outdir, 'attachment-worker.mjs'),
 });
 
 // A build outside the project (a second build for parallel browser tests) still finds its packages.

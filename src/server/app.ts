@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { CustomFetch } from 'openid-client';
 import { OIDC_PATHS } from '../common/sign-in';
 import { adminRoutes } from './admin/routes';
+import { createAttachmentReader } from './agents/attachments';
 import { createSecretBox } from './agents/crypto';
 import { createAgentRepository } from './agents/repository';
 import { agentRoutes } from './agents/routes';
@@ -199,6 +200,13 @@ export async function buildApp(
     rateLimiter,
     config: config.ai,
     logger,
+    attachments: createAttachmentReader({
+      db: kysely,
+      store: fileStore,
+      budgetChars: config.ai.contextChars,
+      maxPdfBytes: config.maxUploadBytes,
+      logger,
+    }),
   });
   await fileRoutes(app, {
     db: kysely,

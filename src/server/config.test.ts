@@ -13,6 +13,7 @@ describe('configuration', () => {
     expect(config.admin.username).toBe('admin');
     expect(config.maxUploadBytes).toBe(25 * 1024 * 1024);
     expect(config.mail.from).toBe('Tasklane <no-reply@localhost>');
+    expect(config.ai.contextChars).toBe(20_000);
   });
 
   it.each([
@@ -22,6 +23,8 @@ describe('configuration', () => {
     [{ APP_URL: 'not a url' }, 'APP_URL'],
     [{ SMTP_URL: 'http://mail' }, 'SMTP_URL'],
     [{ MAX_UPLOAD_BYTES: '-5' }, 'MAX_UPLOAD_BYTES'],
+    [{ AI_CONTEXT_CHARS: '0' }, 'AI_CONTEXT_CHARS'],
+    [{ AI_CONTEXT_CHARS: '1.5' }, 'AI_CONTEXT_CHARS'],
     [{ ADMIN_PASSWORD: 'abc' }, 'ADMIN_PASSWORD'],
     [{ S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET'],
     [{ S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT'],

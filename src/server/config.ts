@@ -45,6 +45,7 @@ const envSchema = z.object({
   AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   AI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   AI_ALLOW_PRIVATE_BASE_URLS: flag.default(false),
+  AI_CONTEXT_CHARS: z.coerce.number().int().positive().default(20_000),
   AI_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SMTP_URL: z
     .string()
@@ -137,6 +138,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       model: env.AI_MODEL,
       timeoutMs: env.AI_TIMEOUT_MS,
       allowPrivateBaseUrls: env.AI_ALLOW_PRIVATE_BASE_URLS,
+      /** At most this many characters of a task's attachments go to the model in one run. */
+      contextChars: env.AI_CONTEXT_CHARS,
       secret: env.AI_SECRET,
     },
     mail: { smtpUrl: env.SMTP_URL, from: env.MAIL_FROM },

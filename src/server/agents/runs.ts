@@ -17,6 +17,8 @@ export interface RunOutcome {
   inputTokens: number;
   outputTokens: number;
   error: string | null;
+  /** On the attachments: which were cut or skipped. */
+  notes: string[];
 }
 
 const parseJson = (text: string): unknown => {
@@ -64,7 +66,6 @@ export function createRunRepository(db: Kysely<Database>) {
       agentId: number | null;
       agentTitle: string | null;
       model: string;
-      notes: string[];
     }): Promise<number> => {
       const row = await db
         .insertInto('ai_runs')
@@ -76,7 +77,6 @@ export function createRunRepository(db: Kysely<Database>) {
           model: values.model,
           started_at: nowIso(),
           status: 'running',
-          notes: JSON.stringify(values.notes),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -94,6 +94,7 @@ export function createRunRepository(db: Kysely<Database>) {
             input_tokens: outcome.inputTokens,
             output_tokens: outcome.outputTokens,
             error: outcome.error,
+            notes: JSON.stringify(outcome.notes),
           })
           .where('id', '=', runId)
           .execute();

@@ -20,6 +20,7 @@ import {
   OPENAI_DEFAULT_BASE_URL,
   runChat,
 } from './ai-client';
+import type { AttachmentReader } from './attachments';
 import type { SecretBox } from './crypto';
 import { checkToolCall, PROPOSAL_CHAT_TOOLS, PROPOSAL_INSTRUCTIONS } from './proposals';
 import { type AgentRepository, toAgent } from './repository';
@@ -53,6 +54,8 @@ export interface AgentServiceDeps {
   rateLimiter: RateLimiter;
   config: Config['ai'];
   logger: FastifyBaseLogger;
+  /** The task's attachments as context (decision 022). */
+  attachments: AttachmentReader;
 }
 
 export interface AiRun {
@@ -69,7 +72,15 @@ export interface AiRunResult {
   runId: number;
 }
 
-export function createAgentService({ agents, runs, secrets, rateLimiter, config, logger }: AgentServiceDeps) {
+export function createAgentService({
+  agents,
+  runs,
+  secrets,
+  rateLimiter,
+  config,
+  logger,
+  attachments,
+}: AgentServiceDeps) {
   const keyHint = (apiKey: string) => apiKey.slice(-4);
 
   /** The user's own key wins over the server's; a user-chosen address is only ever used with that key. */
@@ -158,7 +169,8 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
     /**
      * Checks everything a run needs and answers with the run itself, so a caller that streams can
      * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream. The run is
-     * kept (ai_runs) from its start, with its usage, its outcome and the changes the model proposed.
+     * kept (ai_runs) from its start, with its usage, its outcome, notes on the attachments it read
+     * ('a.md: first 900 characters used') and the changes the model proposed.
      */
     async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
       await rateLimiter.limit('ai-run', AI_RUN_RATE_LIMIT).consume(String(userId));
@@ -171,11 +183,7 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
       if (!resolved) throw badRequest(ERRORS.aiNotConnected);
       // The agent's own model wins over the connection's and the server's.
       const provider = agent?.model ? { ...resolved, model: agent.model } : resolved;
-      const notes: string[] = [];
-      const messages: ChatMessage[] = [
-        { role: 'system', content: `${agent?.prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROPOSAL_INSTRUCTIONS}` },
-        { role: 'user', content: taskMessage(task.title, task.description) },
-      ];
+      const system = `${agent?.prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROPOSAL_INSTRUCTIONS}`;
 
       return async ({ signal, onStart, onDelta }: AiRun = {}): Promise<AiRunResult> => {
         const started = Date.now();
@@ -185,9 +193,9 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
           agentId: agent?.id ?? null,
           agentTitle: agent?.title ?? null,
           model: provider.model,
-          notes,
         });
         onStart?.();
+        let notes: string[] = [];
         const outcome = (
           status: RunOutcome['status'],
           usage = { input: 0, output: 0 },
@@ -198,8 +206,22 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
           inputTokens: usage.input,
           outputTokens: usage.output,
           error,
+          notes,
         });
         try {
+          // The attachments are read in a worker thread, within AI_CONTEXT_CHARS; cancelling stops that too.
+          const context = await attachments.read(userId, taskId, signal);
+          if (signal?.aborted) throw new AiCancelledError();
+          notes = context.notes;
+          const messages: ChatMessage[] = [
+            { role: 'system', content: system },
+            {
+              role: 'user',
+              content: [taskMessage(task.title, task.description), context.prompt]
+                .filter(Boolean)
+                .join('\n\n'),
+            },
+          ];
           const answer = await runChat({
             provider,
             messages,
@@ -217,7 +239,7 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
           await runs.finish(runId, outcome('done', answer.usage), answer.toolCalls.map(checkToolCall));
           return { result, runId };
         } catch (error) {
-          const cancelled = error instanceof AiCancelledError;
+          const cancelled = error instanceof AiCancelledError || signal?.aborted === true;
           if (error instanceof HttpError && error.statusCode === 502) {
             logger.warn(
               { err: error.cause, source: provider.source, model: provider.model },
@@ -228,7 +250,7 @@ export function createAgentService({ agents, runs, secrets, rateLimiter, config,
           await runs
             .finish(runId, outcome(cancelled ? 'cancelled' : 'failed', undefined, cancelled ? null : message))
             .catch((finishError) => logger.warn({ err: finishError, runId }, 'AI run outcome not stored'));
-          throw error;
+          throw cancelled ? new AiCancelledError() : error;
         }
       };
     },

@@ -661,6 +661,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
         rateLimiter: createRateLimiter(target.db),
         config: config.ai,
         logger: pino({ level: 'silent' }),
+        attachments: { read: async () => ({ prompt: '', notes: [] }) },
       });
       expect(await agents.connection(2)).toEqual({
         connected: true,
