@@ -100,6 +100,8 @@ describeBrowser('user administration in the browser', () => {
     const row = dialog.getByRole('listitem', { name: 'zoe' });
     await row.getByText('Active').waitFor();
     await row.getByText('zoe@example.com', { exact: false }).waitFor();
+    // The tokens her AI runs used this month (none yet).
+    await row.getByText('0 tokens this month').waitFor();
     expect(await dialog.getByLabel('First name').inputValue()).toBe('');
 
     await toast(page, 'User Account Created').getByRole('button', { name: 'Copy' }).click();

@@ -1,12 +1,15 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Agent } from '../src/common/agents';
+import { AI_RUN_COPY, type AiRun } from '../src/common/ai-runs';
 import { COPY, ERRORS, TOASTS, VALIDATION } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
+import { PROPOSAL_INSTRUCTIONS } from '../src/server/agents/proposals';
 import { type FakeProvider, startFakeProvider } from '../src/server/testing/fake-provider';
 import {
   apiFromPage,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   type OpenPage,
   openPage,
@@ -152,7 +155,7 @@ describeBrowser('AI agents and drafts in the browser', () => {
       .getByText('First line of the draft. Second part, third part.')
       .waitFor();
     expect(fake.requests.at(-1)!.body.messages).toEqual([
-      { role: 'system', content: 'You are a careful editor.' },
+      { role: 'system', content: `You are a careful editor.\n\n${PROPOSAL_INSTRUCTIONS}` },
       { role: 'user', content: 'Task: Write the launch post\n\nDescription: Three paragraphs for the blog' },
     ]);
     expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer test-key');
@@ -170,6 +173,76 @@ describeBrowser('AI agents and drafts in the browser', () => {
       notes,
     );
     expect(await stored(task.id)).toMatchObject({ notes, aiDraft: null, aiAssisted: false });
+  });
+
+  it('shows the changes a run proposes; applying one changes the card, dismissing leaves it; the run is in AI activity', async () => {
+    const task = await expandedTask('Write the launch post');
+    const title = 'Write the launch post';
+    fake.behaviour.toolCalls = [
+      { name: 'set_due_date', arguments: JSON.stringify({ dueDate: '2027-08-13' }) },
+      { name: 'rename_task', arguments: JSON.stringify({ title: 'Write the big announcement' }) },
+      { name: 'add_checklist_items', arguments: JSON.stringify({ items: ['Outline', 'Review'] }) },
+      { name: 'append_notes', arguments: JSON.stringify({ text: 'Mention the beta testers.' }) },
+    ];
+    fake.behaviour.usage = { prompt_tokens: 300, completion_tokens: 45 };
+    await card(title).getByRole('button', { name: COPY.aiDraft }).click();
+    await toast(TOASTS.taskExecuted[0]).waitFor();
+    const proposals = card(title).getByRole('region', { name: AI_RUN_COPY.proposals });
+    const dueLine = 'Set due date to Fri 13 August 2027';
+    await proposals.getByText(dueLine).waitFor();
+    await proposals.getByRole('button', { name: AI_RUN_COPY.applyAll }).waitFor();
+    // The draft and the proposals together, in both themes.
+    await expectAccessible(page, 'proposals light', 'article');
+    await screenshot(page, 'ai-proposals-light');
+    await page.evaluate(() => localStorage.setItem('theme', 'dark'));
+    await page.reload();
+    await card(title).getByRole('button', { name: 'Expand task' }).click();
+    await proposals.getByText(dueLine).waitFor();
+    await expectAccessible(page, 'proposals dark', 'article');
+    await screenshot(page, 'ai-proposals-dark');
+    // At phone width (in a browser of its own) each line wraps above its buttons, and nothing
+    // scrolls sideways.
+    const phone = await openPage(browser, server, '/', { viewport: { width: 390, height: 844 } });
+    try {
+      await signIn(phone.page);
+      const phoneCard = phone.page.getByRole('article', { name: title, exact: true });
+      await phoneCard.getByRole('button', { name: 'Expand task' }).click();
+      await phoneCard.getByRole('region', { name: AI_RUN_COPY.proposals }).getByText(dueLine).waitFor();
+      await expectAccessible(phone.page, 'proposals light, phone', 'article');
+      expect(
+        await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+      ).toBeLessThanOrEqual(0);
+      await screenshot(phone.page, 'ai-proposals-phone');
+    } finally {
+      await phone.context.close();
+    }
+
+    await proposals.getByRole('button', { name: `${AI_RUN_COPY.apply}: ${dueLine}` }).click();
+    await toast(AI_RUN_COPY.applied).filter({ hasText: dueLine }).waitFor();
+    await proposals.getByText(dueLine).waitFor({ state: 'detached' });
+    const shown = await page.evaluate(() => new Date(2027, 7, 13).toLocaleDateString());
+    await card(title).getByText(shown).waitFor();
+    expect((await stored(task.id)).dueDate).toBe('2027-08-13');
+
+    await proposals.getByRole('button', { name: /^Dismiss: Rename to/ }).click();
+    await toast(AI_RUN_COPY.dismissed).waitFor();
+    await proposals.getByText(/Rename to/).waitFor({ state: 'detached' });
+    expect((await stored(task.id)).title).toBe(title);
+
+    await proposals.getByRole('button', { name: AI_RUN_COPY.applyAll }).click();
+    await toast(AI_RUN_COPY.appliedAll(2)).waitFor();
+    await proposals.waitFor({ state: 'detached' });
+    const checklist = card(title).getByRole('region', { name: 'Checklist' });
+    await checklist.getByRole('checkbox', { name: 'Outline' }).waitFor();
+    await checklist.getByRole('checkbox', { name: 'Review' }).waitFor();
+    expect(await card(title).getByRole('textbox', { name: 'Notes' }).inputValue()).toBe(
+      'Mention the beta testers.',
+    );
+
+    const activity = card(title).getByRole('region', { name: AI_RUN_COPY.activity });
+    await activity.getByText(/No agent · gpt-4o-mini · done · 345 tokens/).waitFor();
+    const [run] = await apiFromPage<AiRun[]>(page, 'GET', `/api/tasks/${task.id}/ai-runs`);
+    expect(run!.proposals.map((p) => p.status)).toEqual(['applied', 'dismissed', 'applied', 'applied']);
   });
 
   it('deletes a draft, and switches back to no agent', async () => {

@@ -124,3 +124,19 @@ export const aiTokenUsageSchema = z.object({
   output: z.number(),
 });
 export type AiTokenUsage = z.infer<typeof aiTokenUsageSchema>;
+
+/** The words of the proposals and the run history in the card (issue 14). */
+export const AI_RUN_COPY = {
+  proposals: 'Proposed changes',
+  apply: 'Apply',
+  dismiss: 'Dismiss',
+  applyAll: 'Apply all',
+  activity: 'AI activity',
+  showAllRuns: (count: number) => `Show all ${count} runs`,
+  applied: 'Change Applied',
+  appliedAll: (count: number) => `${count} changes applied`,
+  dismissed: 'Change Dismissed',
+  notApplied: 'Change Not Applied',
+  tokensThisMonth: (count: number) => `${count.toLocaleString('en-US')} tokens this month`,
+  statuses: { running: 'running', done: 'done', cancelled: 'cancelled', failed: 'failed' },
+} as const;

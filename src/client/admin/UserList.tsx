@@ -1,5 +1,6 @@
 import { BanIcon, MailIcon, RotateCcwIcon, ShieldOffIcon, Trash2Icon } from 'lucide-react';
-import type { AdminUser } from '../../common/admin';
+import type { AdminUserListItem } from '../../common/admin';
+import { AI_RUN_COPY } from '../../common/ai-runs';
 import { ERRORS } from '../../common/spec';
 import { useSession } from '../lib/session';
 import { Badge } from '../ui/badge';
@@ -18,7 +19,7 @@ import {
 import { showCredentials, showFailure } from './toasts';
 
 // Promises rather than mutate's callbacks: those are dropped once the row unmounts, which the refetch may do first.
-function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
+function UserRow({ user, isSelf }: { user: AdminUserListItem; isSelf: boolean }) {
   const suspend = useAdminAction(toggleSuspended);
   const resend = useAdminAction(resendInvite);
   const remove = useAdminAction(deleteUser);
@@ -45,6 +46,9 @@ function UserRow({ user, isSelf }: { user: AdminUser; isSelf: boolean }) {
         <p className="truncate text-sm text-muted-foreground">
           {user.firstName}
           {user.email && <> · {user.email}</>} · Created {formatDate(user.createdAt)}
+        </p>
+        <p className="text-xs text-muted-foreground tabular-nums">
+          {AI_RUN_COPY.tokensThisMonth(user.aiTokens.input + user.aiTokens.output)}
         </p>
       </div>
       {/* The server refuses these on one's own account, so they are not offered there. */}

@@ -2,6 +2,7 @@ import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tansta
 import type {
   AccessRequest,
   AdminUser,
+  AdminUserListItem,
   AuditEntry,
   CreateUserBody,
   CredentialsResponse,
@@ -16,7 +17,7 @@ export const auditLogKey = ['/api/admin/audit-log'] as const;
 // The lists live inside the dialog's content, which mounts on each opening; data never goes stale by
 // itself (spec §9), so 'always' is what shows requests that arrived since the last look.
 export const useAdminUsers = () =>
-  useQuery<AdminUser[]>({ queryKey: adminUsersKey, refetchOnMount: 'always' });
+  useQuery<AdminUserListItem[]>({ queryKey: adminUsersKey, refetchOnMount: 'always' });
 export const useAccessRequests = () =>
   useQuery<AccessRequest[]>({ queryKey: accessRequestsKey, refetchOnMount: 'always' });
 export const useAuditLog = () => useQuery<AuditEntry[]>({ queryKey: auditLogKey, refetchOnMount: 'always' });

@@ -50,7 +50,7 @@ export function AgentsDialog({ open, onOpenChange }: ControlledDialogProps) {
   );
 }
 
-const EMPTY = { title: '', prompt: '' };
+const EMPTY = { title: '', prompt: '', model: '' };
 
 function ManageAgents() {
   const agents = useAgents();
@@ -66,7 +66,7 @@ function ManageAgents() {
 
   const startEditing = (agent: Agent) => {
     setEditing(agent);
-    reset({ title: agent.title, prompt: agent.prompt });
+    reset({ title: agent.title, prompt: agent.prompt, model: agent.model ?? '' });
   };
   const stopEditing = () => {
     setEditing(null);
@@ -108,6 +108,14 @@ function ManageAgents() {
             {...register('prompt')}
           />
         </FormField>
+        <FormField label="Model (optional)" error={errors.model?.message}>
+          <Input
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="Your connection's model"
+            {...register('model')}
+          />
+        </FormField>
         <div className="flex justify-end gap-2">
           {editing && (
             <Button variant="outline" onClick={stopEditing}>
@@ -130,7 +138,12 @@ function ManageAgents() {
               <li key={agent.id} className="flex items-start gap-3 rounded-lg border bg-card p-3">
                 <BotIcon aria-hidden className="mt-0.5 size-4 shrink-0 text-primary" />
                 <div className="grid min-w-0 flex-1 gap-1">
-                  <p className="truncate text-sm font-medium">{agent.title}</p>
+                  <p className="truncate text-sm font-medium">
+                    {agent.title}
+                    {agent.model && (
+                      <span className="font-normal text-muted-foreground"> · {agent.model}</span>
+                    )}
+                  </p>
                   <p className="line-clamp-2 text-sm break-words text-muted-foreground">{agent.prompt}</p>
                 </div>
                 <div className="flex shrink-0 items-center">

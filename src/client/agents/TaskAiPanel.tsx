@@ -13,12 +13,15 @@ import { Label } from '../ui/label';
 import { errorToast, successToast } from '../ui/toasts';
 import { toast } from '../ui/use-toast';
 import { AgentSelect, agentLabel } from './AgentSelect';
-import { streamAiDraft, useAiContexts, useAiStatus } from './api';
+import { AiActivity } from './AiActivity';
+import { aiRunsKey, streamAiDraft, useAiContexts, useAiStatus } from './api';
+import { ProposalList } from './ProposalList';
 
 /**
  * The AI part of a task card's expanded panel, above the notes (spec §2): the agent picker, the
- * 'AI Draft' button (only when AI is connected), the busy indicator while a run streams in, and the
- * draft box with its delete and move-to-notes controls.
+ * 'AI Draft' button (only when AI is connected), the busy indicator while a run streams in, the
+ * draft box with its delete and move-to-notes controls, the changes the runs proposed, and the
+ * task's AI activity.
  */
 export function TaskAiPanel({
   task,
@@ -43,6 +46,7 @@ export function TaskAiPanel({
   const cancelButton = useRef<HTMLButtonElement>(null);
   const draftRegion = useRef<HTMLElement>(null);
   const pickerRef = useRef<HTMLSelectElement>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
   const [focusDraft, setFocusDraft] = useState(false);
   /** After the draft goes away: the AI Draft button, or the picker when AI is not connected. */
   const focusRunControls = () => rescueFocusAfterRender(() => runButton.current ?? pickerRef.current);
@@ -73,8 +77,9 @@ export function TaskAiPanel({
     // 'AI Draft' disables itself while the run goes on: Cancel is the control that matters now.
     rescueFocus(cancelButton.current);
     let succeeded = false;
+    let drafted = false;
     try {
-      await streamAiDraft(
+      const result = await streamAiDraft(
         {
           taskTitle: task.title,
           taskDescription: task.description,
@@ -83,8 +88,12 @@ export function TaskAiPanel({
         },
         { signal: controller.signal, onDelta: (delta) => setStreamed((text) => (text ?? '') + delta) },
       );
-      await invalidateTask(queryClient, task.id);
+      await Promise.all([
+        invalidateTask(queryClient, task.id),
+        queryClient.invalidateQueries({ queryKey: aiRunsKey(task.id) }),
+      ]);
       succeeded = true;
+      drafted = result.trim() !== '';
       successToast(TOASTS.taskExecuted);
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -94,13 +103,20 @@ export function TaskAiPanel({
         errorToast(ERRORS.aiExecute, ERRORS.aiErrorTitle);
       }
     } finally {
+      // A failed or cancelled run is in the AI activity too.
+      void queryClient.invalidateQueries({ queryKey: aiRunsKey(task.id) });
       if (run.current === controller) run.current = null;
       flushSync(() => {
         setRunning(false);
         setStreamed(null);
       });
-      // The result when there is one (once the stored draft shows), else the button that starts another run.
-      if (succeeded) setFocusDraft(true);
+      // The result when there is one (once the stored draft shows), or the first proposed change when
+      // the run only proposed changes, else the button that starts another run.
+      if (drafted) setFocusDraft(true);
+      else if (succeeded)
+        rescueFocusAfterRender(
+          () => panelRef.current?.querySelector<HTMLElement>('[data-decision="apply"]') ?? runButton.current,
+        );
       else focusRunControls();
     }
   };
@@ -143,7 +159,7 @@ export function TaskAiPanel({
   const aiConnected = status.data?.aiConnected === true;
 
   return (
-    <div className="grid gap-3">
+    <div ref={panelRef} className="grid gap-3">
       <div className="flex flex-wrap items-end gap-3">
         <div className="grid min-w-48 flex-1 gap-2 sm:max-w-64">
           <Label htmlFor={pickerId}>Agent</Label>
@@ -218,6 +234,9 @@ export function TaskAiPanel({
           </div>
         </section>
       )}
+
+      <ProposalList taskId={task.id} onEmpty={() => runButton.current ?? pickerRef.current} />
+      <AiActivity taskId={task.id} />
     </div>
   );
 }

@@ -9,6 +9,8 @@ import type {
   AiStatus,
   AiStreamEvent,
 } from '../../common/agents';
+import { AI_PROPOSALS_PATH, type AiProposal, type AiRun, aiRunsPath } from '../../common/ai-runs';
+import { checklistKey } from '../checklist/api';
 import { apiRequest } from '../lib/api';
 import { invalidateTask } from '../tasks/api';
 
@@ -22,6 +24,29 @@ export const useAgents = () => useQuery<Agent[]>({ queryKey: agentsKey });
 export const useAiContexts = () => useQuery<AiContext[]>({ queryKey: aiContextsKey });
 export const useAiStatus = () => useQuery<AiStatus>({ queryKey: aiStatusKey });
 export const useAiConnection = () => useQuery<AiConnection>({ queryKey: aiConnectionKey });
+/** A task's runs, newest first, with their proposals; live updates refetch it. */
+export const aiRunsKey = (taskId: number) => [aiRunsPath(taskId)] as const;
+export const useAiRuns = (taskId: number) => useQuery<AiRun[]>({ queryKey: aiRunsKey(taskId) });
+
+/**
+ * Applies or dismisses a proposal. An applied one is an ordinary edit: the task, the lists and the
+ * checklist are refetched (other tabs hear of it from the server).
+ */
+export function useDecideProposal(taskId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, decision }: { id: number; decision: 'apply' | 'dismiss' }) => {
+      const res = await apiRequest('POST', `${AI_PROPOSALS_PATH}/${id}/${decision}`);
+      return (await res.json()) as AiProposal;
+    },
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: aiRunsKey(taskId) }),
+        queryClient.invalidateQueries({ queryKey: checklistKey(taskId) }),
+        invalidateTask(queryClient, taskId),
+      ]),
+  });
+}
 
 /** Creates an agent, or updates the one with this id. */
 export function useSaveAgent() {
@@ -79,7 +104,8 @@ export class AiRunError extends Error {}
 
 /**
  * Runs the task's agent (spec §7 POST /api/ai/execute), streaming: calls onDelta with each piece of
- * the draft as the provider writes it and resolves with the stored whole. A refusal before the stream
+ * the draft as the provider writes it and resolves with the stored whole (empty when the run only
+ * proposed changes). A refusal before the stream
  * starts (404, 400 not connected, 429) rejects like any apiRequest; aborting the signal cancels the run.
  */
 export async function streamAiDraft(
