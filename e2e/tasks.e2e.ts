@@ -76,9 +76,13 @@ describeBrowser('tasks in the browser', () => {
   }
 
   /** Makes the calls with this method and path fail with a 500, as a broken server would. */
-  async function failCalls(page: Page, method: string, path: string) {
+  /** A drag saves the one moved task (POST /api/tasks/{id}/move), or a whole order (/reorder). */
+  const ORDER_SAVE = /^\/api\/tasks\/(reorder|\d+\/move)$/;
+  const savesOrder = (response: { url(): string }) => ORDER_SAVE.test(new URL(response.url()).pathname);
+
+  async function failCalls(page: Page, method: string, path: string | RegExp) {
     await page.route(
-      (url) => url.pathname === path,
+      (url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)),
       (route) =>
         route.request().method() === method
           ? route.fulfill({ status: 500, contentType: 'application/json', body: '{"message":"Broken"}' })
@@ -276,7 +280,7 @@ describeBrowser('tasks in the browser', () => {
     await card(page, 'Alpha').waitFor();
     expect(await cardTitles(page)).toEqual(['Charlie', 'Bravo', 'Alpha']);
 
-    const saved = page.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+    const saved = page.waitForResponse(savesOrder);
     await card(page, 'Charlie').getByRole('button', { name: 'Drag to reorder' }).focus();
     await page.keyboard.press('Space');
     await page.waitForTimeout(100);
@@ -392,9 +396,9 @@ describeBrowser('tasks in the browser', () => {
     await expectToast(page, 'Error', 'Failed to delete task');
     await taskCard.waitFor();
 
-    await failCalls(page, 'POST', '/api/tasks/reorder');
+    await failCalls(page, 'POST', ORDER_SAVE);
     expect(await cardTitles(page)).toEqual(['Second', 'Fragile']);
-    const refused = page.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+    const refused = page.waitForResponse(savesOrder);
     await card(page, 'Second').getByRole('button', { name: 'Drag to reorder' }).focus();
     await page.keyboard.press('Space');
     await page.waitForTimeout(100);

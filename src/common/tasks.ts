@@ -42,6 +42,7 @@ export const TASK_LIMITS = {
 
 export const TASK_MESSAGES = {
   dueDateInvalid: 'dueDate must be a real date written YYYY-MM-DD',
+  moveAfterItself: 'afterId must name another task',
   reorderEmpty: 'taskIds must list at least one task',
   agentNotFound: 'Agent not found',
 } as const;
@@ -156,6 +157,16 @@ export const reorderBodySchema = z.strictObject({
     .max(TASK_LIMITS.reorderMax, `taskIds must list at most ${TASK_LIMITS.reorderMax} tasks`),
 });
 export type ReorderBody = z.infer<typeof reorderBodySchema>;
+
+/**
+ * POST /api/tasks/{id}/move (issue 15): one task to just after another active task, or to the top
+ * (`afterId: null`). Only the moved task is written: it takes a position between its new neighbours.
+ */
+export const moveTaskBodySchema = z.strictObject({
+  afterId: idSchema('afterId').nullable(),
+});
+export type MoveTaskBody = z.infer<typeof moveTaskBodySchema>;
+export const taskMovePath = (id: number) => `${TASKS_PATH}/${id}/move`;
 
 /** The due-date filters of the task lists (issue 13); 'today' is the server's local date. */
 export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;

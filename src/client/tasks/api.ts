@@ -12,6 +12,7 @@ import {
   type CreateTaskBody,
   TASKS_PATH,
   type Task,
+  taskMovePath,
   taskPath,
   type UpdateTaskBody,
 } from '../../common/tasks';
@@ -87,6 +88,38 @@ export async function reorderTasks(taskIds: number[]): Promise<void> {
   await apiRequest('POST', `${TASKS_PATH}/reorder`, { taskIds });
 }
 
+/**
+ * When `after` is `before` with one task taken out and put back elsewhere (a drag, a keyboard move),
+ * that task and the one it now follows (null: it is on top); otherwise undefined.
+ */
+export function singleMove(
+  before: number[],
+  after: number[],
+): { id: number; afterId: number | null } | undefined {
+  if (before.length !== after.length) return undefined;
+  let first = 0;
+  while (first < before.length && before[first] === after[first]) first++;
+  if (first === before.length) return undefined;
+  let last = before.length - 1;
+  while (before[last] === after[last]) last--;
+  // Moved down: before[first] now sits at `last`; moved up: before[last] now sits at `first`.
+  const down =
+    after[last] === before[first] &&
+    before.slice(first + 1, last + 1).every((id, i) => id === after[first + i]);
+  const up =
+    after[first] === before[last] && before.slice(first, last).every((id, i) => id === after[first + 1 + i]);
+  if (!down && !up) return undefined;
+  const index = down ? last : first;
+  return { id: after[index]!, afterId: index === 0 ? null : after[index - 1]! };
+}
+
+/** One task moved (POST /api/tasks/{id}/move): only that task is sent and written. */
+async function saveOrder({ before, after }: { before: number[]; after: number[] }): Promise<void> {
+  const moved = singleMove(before, after);
+  if (moved) await apiRequest('POST', taskMovePath(moved.id), { afterId: moved.afterId });
+  else await reorderTasks(after);
+}
+
 /** Everything a change to one task can show up in (spec §7). */
 export function invalidateTask(queryClient: QueryClient, id?: number): Promise<void> {
   return Promise.all([
@@ -150,7 +183,7 @@ export function useCreateTask() {
  */
 export function useReorderTasks() {
   const queryClient = useQueryClient();
-  const { mutateAsync } = useMutation({ mutationFn: reorderTasks });
+  const { mutateAsync } = useMutation({ mutationFn: saveOrder });
   return useCallback(
     async (ordered: Task[]) => {
       // A refetch landing after the optimistic write would put the old order back.
@@ -160,7 +193,8 @@ export function useReorderTasks() {
         tasks ? [...ordered, ...tasks.filter((t) => !isActive(t))] : tasks,
       );
       try {
-        await mutateAsync(ordered.map((t) => t.id));
+        const before = (previous ?? []).filter(isActive).map((t) => t.id);
+        await mutateAsync({ before, after: ordered.map((t) => t.id) });
       } catch (error) {
         queryClient.setQueryData(tasksKey, previous);
         throw error;

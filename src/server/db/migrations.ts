@@ -509,6 +509,20 @@ function aiRuns(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 15: a moved task takes a position between its neighbours, so positions become fractional.
+ * SQLite's INTEGER affinity already keeps 2.5 as a REAL; PostgreSQL's column changes type.
+ */
+function fractionalPositions(dialect: DialectName): Migration {
+  return {
+    async up(db: AnyDb) {
+      if (dialect === 'postgres') {
+        await sql`alter table tasks alter column position type double precision`.execute(db);
+      }
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -524,6 +538,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0008_search_and_checklists': searchAndChecklists(dialect),
         '0009_calendar_feeds': calendarFeeds(dialect),
         '0010_ai_runs': aiRuns(dialect),
+        '0011_fractional_positions': fractionalPositions(dialect),
       };
     },
   };

@@ -206,6 +206,47 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       await statement.execute(db);
     },
 
+    /** An active task's place in the list, for a move; undefined when it is not the user's or is archived. */
+    activePlace: (userId: number, id: number) =>
+      db
+        .selectFrom('tasks')
+        .select(['id', 'position'])
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .where('archived', '=', false)
+        .executeTakeFirst(),
+
+    /**
+     * The active task that follows `after` in list order (position, then id), leaving `skip` out;
+     * with no `after`, the first one.
+     */
+    nextActive: (userId: number, after: { id: number; position: number } | null, skip: number) => {
+      let query = db
+        .selectFrom('tasks')
+        .select(['id', 'position'])
+        .where('user_id', '=', userId)
+        .where('archived', '=', false)
+        .where('id', '!=', skip);
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('position', '>', after.position),
+            eb.and([eb('position', '=', after.position), eb('id', '>', after.id)]),
+          ]),
+        );
+      }
+      return query.orderBy('position').orderBy('id').limit(1).executeTakeFirst();
+    },
+
+    setPosition: async (userId: number, id: number, position: number): Promise<void> => {
+      await db
+        .updateTable('tasks')
+        .set({ position })
+        .where('id', '=', id)
+        .where('user_id', '=', userId)
+        .execute();
+    },
+
     /** Which of these ids are the user's archived tasks (to say why a reorder was refused). */
     archivedAmong: async (userId: number, ids: number[]): Promise<number[]> =>
       ids.length === 0

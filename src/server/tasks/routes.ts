@@ -12,6 +12,7 @@ import { idParam, MAX_ID } from '../../common/ids';
 import {
   ARCHIVED_TASKS_PATH,
   createTaskBodySchema,
+  moveTaskBodySchema,
   reorderBodySchema,
   TASKS_PATH,
   type Task,
@@ -179,6 +180,25 @@ export async function tasksRoutes(
       ...plainJson,
     },
     async (request) => ({ taskIds: await tasks.reorder(currentUser(request).id, request.body.taskIds) }),
+  );
+
+  app.post(
+    `${TASKS_PATH}/:id/move`,
+    {
+      onRequest: requireUser,
+      schema: {
+        summary: 'Move one task in the active list',
+        description:
+          'To just after `afterId`, or to the top with `afterId: null`. Only the moved task is written (its position falls between its new neighbours), so a drag in a long list costs one row; `POST /api/tasks/reorder` still takes a whole order.',
+        tags: ['Tasks'],
+        operationId: 'moveTask',
+        params: numericIdParamsSchema,
+        body: moveTaskBodySchema,
+        response: { 200: taskSchema },
+      },
+      ...plainJson,
+    },
+    async (request) => tasks.move(currentUser(request).id, request.params.id, request.body.afterId),
   );
 
   // Checklists (issue 13): the items of one task, and each item by its own id.

@@ -182,6 +182,44 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
     },
 
     /**
+     * Moves one active task to just after `afterId` (null: the top), writing that task alone: its
+     * position becomes the midpoint of its new neighbours'. Only when two neighbours are too close
+     * for a midpoint (after about fifty moves into the same gap) is the whole list renumbered.
+     */
+    async move(userId: number, id: number, afterId: number | null): Promise<Task> {
+      if (afterId === id) throw badRequest(TASK_MESSAGES.moveAfterItself);
+      await inTransaction(db, dialect, async (repository) => {
+        const refuse = async (missing: number) => {
+          if ((await repository.archivedAmong(userId, [missing])).length > 0) {
+            throw badRequest(TASK_ERRORS.archivedReorder);
+          }
+          throw taskNotFound();
+        };
+        const moving = await repository.activePlace(userId, id);
+        if (!moving) return refuse(id);
+        const after = afterId === null ? null : await repository.activePlace(userId, afterId);
+        if (afterId !== null && !after) return refuse(afterId);
+        const next = await repository.nextActive(userId, after ?? null, id);
+        const position = !after
+          ? (next?.position ?? 0) - 1
+          : next
+            ? (after.position + next.position) / 2
+            : after.position + 1;
+        if (!after || !next || (position > after.position && position < next.position)) {
+          await repository.setPosition(userId, id, position);
+          return;
+        }
+        const order = (await repository.activeIds(userId)).filter((other) => other !== id);
+        order.splice(order.indexOf(after.id) + 1, 0, id);
+        await repository.setOrder(userId, order);
+      });
+      changed(userId, taskPath(id));
+      const row = await tasks.find(userId, id);
+      if (!row) throw taskNotFound();
+      return toTask(row);
+    },
+
+    /**
      * Applies a new order of the caller's active tasks in one transaction and returns the full order.
      * Any unknown, foreign, archived or repeated id refuses the whole request and changes nothing.
      * Active tasks left out (the client does not list completed ones) keep their relative order after

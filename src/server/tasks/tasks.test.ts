@@ -526,6 +526,84 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
     });
   });
 
+  describe('move', () => {
+    const ids = async (user: TestUser) =>
+      ((await user.request('GET', '/api/tasks')).json() as Task[]).map((x) => x.id);
+    const positions = async () =>
+      new Map(
+        (await t.ctx.db.kysely.selectFrom('tasks').select(['id', 'position']).execute()).map((r) => [
+          r.id,
+          Number(r.position),
+        ]),
+      );
+    const move = (user: TestUser, id: number, afterId: number | null) =>
+      user.request('POST', `/api/tasks/${id}/move`, { afterId });
+
+    it('moves one task after another, or to the top, writing that task alone', async () => {
+      const c = await create(alice, { title: 'c' });
+      const b = await create(alice, { title: 'b' });
+      const a = await create(alice, { title: 'a' });
+      expect(await ids(alice)).toEqual([a.id, b.id, c.id]);
+      const before = await positions();
+
+      const moved = await move(alice, a.id, b.id);
+      expect(moved.statusCode, moved.body).toBe(200);
+      expect(moved.json()).toMatchObject({ id: a.id, title: 'a' });
+      expect(await ids(alice)).toEqual([b.id, a.id, c.id]);
+      const after = await positions();
+      expect([...after].filter(([id, position]) => before.get(id) !== position).map(([id]) => id)).toEqual([
+        a.id,
+      ]);
+
+      expect((await move(alice, c.id, null)).statusCode).toBe(200);
+      expect(await ids(alice)).toEqual([c.id, b.id, a.id]);
+      expect((await move(alice, c.id, a.id)).statusCode).toBe(200);
+      expect(await ids(alice)).toEqual([b.id, a.id, c.id]);
+      // The whole-order call still works over fractional positions.
+      await alice.request('POST', '/api/tasks/reorder', { taskIds: [c.id, a.id, b.id] });
+      expect(await ids(alice)).toEqual([c.id, a.id, b.id]);
+    });
+
+    it('keeps the order right after many moves into the same gap', async () => {
+      const second = await create(alice, { title: 'second' });
+      const first = await create(alice, { title: 'first' });
+      const moving = [];
+      for (let i = 0; i < 8; i++) moving.push(await create(alice, { title: `m${i}` }));
+      // Each goes between 'first' and the one moved before it: the gap halves every time.
+      for (let round = 0; round < 8; round++) {
+        for (const task of moving) {
+          expect((await move(alice, task.id, first.id)).statusCode).toBe(200);
+        }
+      }
+      expect(await activeTitles(alice)).toEqual([
+        'first',
+        ...moving.map((task) => task.title).reverse(),
+        'second',
+      ]);
+      expect(second.id).toBeGreaterThan(0);
+    });
+
+    it('refuses archived, foreign and unknown tasks, and a move after itself', async () => {
+      const a = await create(alice, { title: 'a' });
+      const done = await create(alice, { title: 'done' });
+      await alice.request('PATCH', `/api/tasks/${done.id}`, { completed: true, archived: true });
+      const theirs = await create(bob, { title: 'theirs' });
+      const archived = await move(alice, done.id, null);
+      expect(archived.statusCode).toBe(400);
+      expect(archived.json().message).toBe(TASK_ERRORS.archivedReorder);
+      expect((await move(alice, a.id, done.id)).statusCode).toBe(400);
+      expect((await move(alice, a.id, theirs.id)).statusCode).toBe(404);
+      expect((await move(alice, theirs.id, null)).statusCode).toBe(404);
+      expect((await move(alice, 999_999, null)).statusCode).toBe(404);
+      const self = await move(alice, a.id, a.id);
+      expect(self.statusCode).toBe(400);
+      expect(self.json().message).toBe(TASK_MESSAGES.moveAfterItself);
+      const bad = await alice.request('POST', `/api/tasks/${a.id}/move`, { afterId: 'x' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().message).toMatch(/afterId/);
+    });
+  });
+
   describe('live updates', () => {
     it('tells every open stream of the same user, and only them, that the lists changed', async () => {
       const baseUrl = await listen(t.app);

@@ -35,6 +35,7 @@ type Kind =
   | 'id?'
   | 'integer'
   | 'integer?'
+  | 'number'
   | 'size'
   | 'text'
   | 'text?'
@@ -47,6 +48,7 @@ interface KindValue {
   'id?': number | null;
   integer: number;
   'integer?': number | null;
+  number: number;
   size: number;
   text: string;
   'text?': string | null;
@@ -61,6 +63,7 @@ const KIND_SCHEMAS: { [K in Kind]: z.ZodType<KindValue[K]> } = {
   'id?': positiveInt.nullable(),
   integer: z.number().int(),
   'integer?': z.number().int().nullable(),
+  number: z.number(),
   size: z.number().int().nonnegative(),
   text: z.string(),
   'text?': z.string().nullable(),
@@ -75,6 +78,7 @@ const CANONICAL: { [K in Kind]: (value: never) => KindValue[K] } = {
   'id?': (value: number | null) => value,
   integer: (value: number) => value,
   'integer?': (value: number | null) => value,
+  number: toNumber,
   size: toNumber,
   text: (value: string) => value,
   'text?': (value: string | null) => value,
@@ -164,7 +168,7 @@ const COLUMNS = {
     due_date: 'text?',
     completed: 'bool',
     archived: 'bool',
-    position: 'integer',
+    position: 'number',
     context_id: 'id?',
     notes: 'text?',
     ai_draft: 'text?',
