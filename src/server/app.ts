@@ -108,11 +108,15 @@ export async function buildApp(
         : options.logger === true
           ? { level: config.logLevel }
           : options.logger,
+    // One compact line per answer instead (below): Fastify's own two lines per request, with
+    // their request and response serialised, were a sixth of a list GET's time at info.
+    disableRequestLogging: true,
     trustProxy: config.trustProxy,
     // Idle keep-alive sockets must not hold up a graceful shutdown.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
   });
+  registerRequestLog(app);
   const routes: RouteSummary[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
@@ -233,6 +237,29 @@ export async function buildApp(
   app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => live.close());
   return { app, ctx: { config, db, logger, users, auth, fileStore, live }, routes };
+}
+
+/**
+ * At info (the default level) and below, one line per answer: method, path (a calendar feed's
+ * secret left out), status, milliseconds and the client's address, with the request id. Errors
+ * are logged where they are handled (http/errors.ts), whatever the level.
+ */
+function registerRequestLog(app: FastifyInstance) {
+  const log = app.log as FastifyBaseLogger & { isLevelEnabled?(level: string): boolean };
+  if (!log.isLevelEnabled?.('info')) return;
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: withoutFeedSecret(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ip: request.ip,
+      },
+      'request',
+    );
+    done();
+  });
 }
 
 /** Single sign-on's client and sign-in rules when OIDC_ISSUER is set; its metadata is fetched now, in the background. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { type Generated, Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cachedStatements, openDatabase } from '.';
 
@@ -74,7 +74,7 @@ describe('cached SQLite statements', () => {
 
   it('serves Kysely, transactions included', async () => {
     const { cached } = connection();
-    const db = new Kysely<{ t: { id: number; flag: number; name: string } }>({
+    const db = new Kysely<{ t: { id: Generated<number>; flag: number; name: string } }>({
       dialect: new SqliteDialect({ database: cached }),
     });
     await db.transaction().execute(async (trx) => {
