@@ -21,6 +21,7 @@ import { passkeyRoutes } from './auth/passkeys-routes';
 import { createUserRepository, type UserRepository } from './auth/repository';
 import { authRoutes } from './auth/routes';
 import { type AuthService, createAuthService } from './auth/service';
+import { createSessionCache } from './auth/session-cache';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
@@ -130,7 +131,8 @@ export async function buildApp(
   const kysely = db.kysely;
   const logger = app.log;
   const users = createUserRepository(kysely);
-  const sessions = createSessionStore(kysely, config.sessionTtlMs);
+  const live = createLiveBus(db, logger);
+  const sessions = createSessionStore(kysely, config.sessionTtlMs, { cache: createSessionCache(live) });
   const mailer =
     options.mailer ??
     createMailer({
@@ -140,7 +142,6 @@ export async function buildApp(
       logger,
     });
   const fileStore = createFileStore(config);
-  const live = createLiveBus(db, logger);
   const rateLimiter = createRateLimiter(db);
   const twoFactor = createTwoFactorService({
     db: kysely,
