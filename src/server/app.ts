@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import cookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { sql } from 'kysely';
 import type { CustomFetch } from 'openid-client';
 import { OIDC_PATHS } from '../common/sign-in';
@@ -31,6 +36,7 @@ import type { Db } from './db';
 import { createFileStore } from './files/driver';
 import { fileRoutes } from './files/routes';
 import type { FileStore } from './files/store';
+import { registerCompression } from './http/compression';
 import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
 import { registerOpenApi } from './http/openapi';
 import { createRateLimiter } from './http/rate-limit';
@@ -111,7 +117,7 @@ export async function buildApp(
           : options.logger,
     // One compact line per answer instead (below): Fastify's own two lines per request, with
     // their request and response serialised, were a sixth of a list GET's time at info.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustProxy,
     // Idle keep-alive sockets must not hold up a graceful shutdown.
     forceCloseConnections: 'idle',
@@ -126,6 +132,8 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
   await registerSecurityHeaders(app);
+  // Before the routes: it adds its hook to each as it is declared.
+  await registerCompression(app);
   await app.register(cookie);
 
   const kysely = db.kysely;
