@@ -21,8 +21,10 @@ export function startProcess(args, env, label) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let started = false;
+  // Once started, its output is read and dropped: a server logging each request would fill memory.
   const collect = (chunk) => {
-    output += chunk;
+    if (!started) output += chunk;
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
@@ -30,10 +32,12 @@ export function startProcess(args, env, label) {
     const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${output}`)), 30_000);
     child.stdout.on('data', () => {
       const match = output.match(/running at (http:\/\/\S+)/);
-      if (!match) return;
+      if (!match || started) return;
+      started = true;
       clearTimeout(timer);
       resolve({
         url: match[1],
+        pid: child.pid,
         stop: () =>
           new Promise((done) => {
             if (child.exitCode !== null) return done();

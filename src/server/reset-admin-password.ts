@@ -1,9 +1,12 @@
+import pino from 'pino';
 import { generatePassword, hashPassword } from './auth/passwords';
 import { createUserRepository } from './auth/repository';
+import { createSessionCache } from './auth/session-cache';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorRepository } from './auth/two-factor-repository';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError, openDatabase } from './db';
+import { createLiveBus } from './live/bus';
 
 /**
  * `npm run reset-admin-password`: gives the bootstrap administrator a new password
@@ -26,7 +29,12 @@ async function main() {
     await createUserRepository(db.kysely).setPasswordHash(admin.id, await hashPassword(password));
     await db.kysely.updateTable('users').set({ is_suspended: false }).where('id', '=', admin.id).execute();
     await createTwoFactorRepository(db.kysely).disable(admin.id);
-    await createSessionStore(db.kysely, config.sessionTtlMs).endAllForUser(admin.id);
+    // Running instances (PostgreSQL) forget the administrator's cached sessions too.
+    const live = createLiveBus(db, pino({ level: 'warn' }));
+    await createSessionStore(db.kysely, config.sessionTtlMs, {
+      cache: createSessionCache(live),
+    }).endAllForUser(admin.id);
+    await live.close();
     console.info(
       config.admin.password
         ? `The password of "${admin.username}" is now ADMIN_PASSWORD.`

@@ -204,6 +204,7 @@ export function createAdminService({
           label: target.username,
         });
       });
+      await sessions.forgetUser(target.id);
       await sendMail(
         target.email ? twoFactorResetMail(target.email, target.first_name, appUrl) : null,
         'user.2fa_reset',
@@ -220,6 +221,7 @@ export function createAdminService({
         await trxRepo.audit(actor.user, 'user.delete', { id: target.id, label: target.username });
         return keys;
       });
+      await sessions.forgetUser(target.id);
       for (const key of storageKeys) {
         try {
           await fileStore.remove(key);

@@ -110,7 +110,7 @@ export function createAuthService({
     async resetPassword(token: string, newPassword: string): Promise<void> {
       const tokenHash = hashToken(token);
       const passwordHash = await hashPassword(newPassword);
-      await db.transaction().execute(async (trx) => {
+      const userId = await db.transaction().execute(async (trx) => {
         // Claim the token first: of two concurrent uses, only one updates a row.
         const claimed = await trx
           .updateTable('password_reset_tokens')
@@ -134,7 +134,9 @@ export function createAuthService({
           .where('user_id', '=', claimed.user_id)
           .where('token_hash', '!=', tokenHash)
           .execute();
+        return claimed.user_id;
       });
+      await sessions.forgetUser(userId);
     },
 
     /** A second pending request for the same address is not duplicated. */

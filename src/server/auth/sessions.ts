@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DeviceSession } from '../../common/tokens';
 import type { Database, UserRow } from '../db/schema';
 import { toBool, toIso } from '../db/values';
+import type { SessionCache } from './session-cache';
 import { hashToken, newSecretToken } from './tokens';
 
 /** Refresh last use and sliding expiry at most this often, so reads stay reads. */
@@ -21,16 +22,33 @@ const newPublicId = (): string => crypto.randomBytes(16).toString('base64url');
 
 export interface SessionStore {
   create(userId: number, device?: SessionDevice): Promise<string>;
-  resolve(sessionId: string): Promise<{ user: UserRow; idHash: string } | null>;
+  /**
+   * The session's user, or null when it does not hold. From the session cache when there is one
+   * and it knows the session, unless `fresh` asks the database (state-changing requests do).
+   */
+  resolve(
+    sessionId: string,
+    options?: { fresh?: boolean },
+  ): Promise<{ user: UserRow; idHash: string } | null>;
   end(sessionId: string): Promise<void>;
+  /** Ends the user's sessions but one; the kept one's cached user row is forgotten too. */
   endAllForUser(userId: number, exceptIdHash?: string): Promise<void>;
+  /** The user's row changed (or is gone): every instance forgets their cached sessions. */
+  forgetUser(userId: number): Promise<void>;
   /** The user's live sessions, most recently seen first; `current` marks the one with this hash. */
   listForUser(userId: number, currentIdHash: string | null): Promise<DeviceSession[]>;
   /** Ends one of the user's sessions by its public id; the hash it had, or null when none matched. */
   endByPublicId(userId: number, publicId: string): Promise<string | null>;
 }
 
-export function createSessionStore(db: Kysely<Database>, ttlMs: number): SessionStore {
+export function createSessionStore(
+  db: Kysely<Database>,
+  ttlMs: number,
+  { cache }: { cache?: SessionCache } = {},
+): SessionStore {
+  const forgetUser = async (userId: number) => {
+    await cache?.invalidate({ userId });
+  };
   return {
     async create(userId, device = {}) {
       const sessionId = newSecretToken();
@@ -51,8 +69,13 @@ export function createSessionStore(db: Kysely<Database>, ttlMs: number): Session
       return sessionId;
     },
 
-    async resolve(sessionId) {
+    async resolve(sessionId, { fresh = false } = {}) {
       if (!sessionId || sessionId.length > 100) return null;
+      if (cache && !fresh) {
+        const cached = cache.get(sessionId);
+        if (cached) return { user: cached.user, idHash: cached.idHash };
+      }
+      const generation = cache?.generation() ?? 0;
       const idHash = hashToken(sessionId);
       const row = await db
         .selectFrom('sessions')
@@ -61,32 +84,44 @@ export function createSessionStore(db: Kysely<Database>, ttlMs: number): Session
         .select(['sessions.expires_at', 'sessions.last_used_at'])
         .where('sessions.id_hash', '=', idHash)
         .executeTakeFirst();
-      if (!row) return null;
+      if (!row) {
+        cache?.drop(sessionId);
+        return null;
+      }
       const now = Date.now();
       if (new Date(toIso(row.expires_at)).getTime() <= now || toBool(row.is_suspended)) {
+        cache?.drop(sessionId);
         await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
         return null;
       }
+      let expiresAt = new Date(toIso(row.expires_at)).getTime();
       if (now - new Date(toIso(row.last_used_at)).getTime() > TOUCH_INTERVAL_MS) {
+        expiresAt = now + ttlMs;
         await db
           .updateTable('sessions')
-          .set({ last_used_at: new Date(now).toISOString(), expires_at: new Date(now + ttlMs).toISOString() })
+          .set({ last_used_at: new Date(now).toISOString(), expires_at: new Date(expiresAt).toISOString() })
           .where('id_hash', '=', idHash)
           .execute();
       }
       const { expires_at: _e, last_used_at: _l, ...user } = row;
+      cache?.set(sessionId, { user, idHash, expiresAt }, generation);
       return { user, idHash };
     },
 
     async end(sessionId) {
-      await db.deleteFrom('sessions').where('id_hash', '=', hashToken(sessionId)).execute();
+      const idHash = hashToken(sessionId);
+      await db.deleteFrom('sessions').where('id_hash', '=', idHash).execute();
+      await cache?.invalidate({ idHash });
     },
 
     async endAllForUser(userId, exceptIdHash) {
       let query = db.deleteFrom('sessions').where('user_id', '=', userId);
       if (exceptIdHash) query = query.where('id_hash', '!=', exceptIdHash);
       await query.execute();
+      await forgetUser(userId);
     },
+
+    forgetUser,
 
     async listForUser(userId, currentIdHash) {
       const rows = await db
@@ -126,6 +161,7 @@ export function createSessionStore(db: Kysely<Database>, ttlMs: number): Session
         .where('public_id', '=', publicId)
         .returning('id_hash')
         .executeTakeFirst();
+      if (ended) await cache?.invalidate({ idHash: ended.id_hash });
       return ended?.id_hash ?? null;
     },
   };

@@ -113,6 +113,7 @@ export function createTwoFactorService({
       if (toBool(user.two_factor_enabled)) throw conflict(TWO_FACTOR_MESSAGES.alreadyOn);
       const secret = newTotpSecret();
       if (!(await repo.setPendingSecret(user.id, secret))) throw conflict(TWO_FACTOR_MESSAGES.alreadyOn);
+      await sessions.forgetUser(user.id);
       return { secret, otpauthUrl: otpauthUrl(user.username, secret) };
     },
 

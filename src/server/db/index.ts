@@ -8,7 +8,9 @@ import {
   Migrator,
   PostgresDialect,
   type SchemaMetadata,
+  type SqliteDatabase as SqliteConnection,
   SqliteDialect,
+  type SqliteStatement,
   sql,
   type TableMetadata,
 } from 'kysely';
@@ -118,9 +120,11 @@ function openSqlite(dataDir: string): Db {
   }
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const kysely = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withBooleanParameters(sqlite) }),
-  });
+  // Kysely's statements are cached and convert their own parameters; any other user of the
+  // connection (the rate limiters' store) gets booleans converted on each statement it prepares.
+  const connection = cachedStatements(sqlite);
+  withBooleanParameters(sqlite);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   return {
     kysely,
     dialect: 'sqlite',
@@ -132,20 +136,81 @@ function openSqlite(dataDir: string): Db {
 }
 
 /** better-sqlite3 refuses to bind booleans; SQLite stores them as 0/1. */
+function bindable(params: unknown): unknown {
+  if (!Array.isArray(params)) return params;
+  for (let i = 0; i < params.length; i++) {
+    if (typeof params[i] === 'boolean') return params.map((p) => (typeof p === 'boolean' ? Number(p) : p));
+  }
+  return params;
+}
+
+/**
+ * Booleans bound as 0/1 on every statement prepared on this connection, for those who use it
+ * directly (the rate limiters' store). Kysely goes through cachedStatements instead.
+ */
 function withBooleanParameters(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
   const prepare = sqlite.prepare.bind(sqlite);
-  const convert = (params: unknown) =>
-    Array.isArray(params) ? params.map((p) => (typeof p === 'boolean' ? Number(p) : p)) : params;
   sqlite.prepare = ((source: string) => {
     const statement = prepare(source);
     for (const method of ['all', 'get', 'run', 'iterate'] as const) {
       const original = statement[method].bind(statement) as (...args: unknown[]) => unknown;
       (statement as unknown as Record<string, unknown>)[method] = (params: unknown, ...rest: unknown[]) =>
-        original(convert(params), ...rest);
+        original(bindable(params), ...rest);
     }
     return statement;
   }) as typeof sqlite.prepare;
   return sqlite;
+}
+
+/** Distinct SQL texts kept prepared; Kysely's texts vary mostly with the length of `in (...)` lists. */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The connection as Kysely sees it: each SQL text is prepared once and its statement reused
+ * (better-sqlite3 statements are reusable; preparing anew was a quarter of a list GET's CPU),
+ * least recently used texts dropped past `size`. Booleans are bound as 0/1. A statement still
+ * being iterated (a streamed query) is busy: the same text then gets a statement of its own.
+ * The cache belongs to this connection and is emptied when it closes.
+ */
+export function cachedStatements(
+  sqlite: SqliteDatabase.Database,
+  size = STATEMENT_CACHE_SIZE,
+): SqliteConnection & { cachedCount(): number } {
+  type Cached = SqliteStatement & { statement: SqliteDatabase.Statement };
+  // The connection's own prepare, taken before anything wraps it.
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, Cached>();
+  const wrap = (statement: SqliteDatabase.Statement): Cached => ({
+    statement,
+    reader: statement.reader,
+    all: (params) => statement.all(bindable(params) as unknown[]),
+    run: (params) => statement.run(bindable(params) as unknown[]),
+    iterate: (params) => statement.iterate(bindable(params) as unknown[]),
+  });
+  let closed = false;
+  return {
+    prepare(source) {
+      if (closed) throw new TypeError('The database connection is not open');
+      const hit = cache.get(source);
+      if (hit) {
+        if (hit.statement.busy) return wrap(prepare(source));
+        // Re-inserted to mark it most recently used: a Map iterates in insertion order.
+        cache.delete(source);
+        cache.set(source, hit);
+        return hit;
+      }
+      const entry = wrap(prepare(source));
+      cache.set(source, entry);
+      if (cache.size > size) cache.delete(cache.keys().next().value as string);
+      return entry;
+    },
+    close() {
+      closed = true;
+      cache.clear();
+      sqlite.close();
+    },
+    cachedCount: () => cache.size,
+  };
 }
 
 /** Runs pending migrations. On PostgreSQL, Kysely holds an advisory lock so instances do not race. */

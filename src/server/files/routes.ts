@@ -143,6 +143,8 @@ export async function fileRoutes(
       {
         preHandler: requireUser,
         exposeHeadRoute: false,
+        // The file goes as stored: its length and byte ranges hold.
+        compress: false,
         schema: {
           summary: 'Download a file',
           description: 'A plain link works in the browser: the session cookie is enough for a GET.',

@@ -1,34 +1,57 @@
-import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * Security headers (DESIGN.md §4). Scripts only from our origin; styles also inline,
- * because Radix and the drag-and-drop library set style elements at run time;
+ * The Content-Security-Policy (DESIGN.md §4, decision 006). Scripts only from our origin; styles
+ * also inline, because Radix and the drag-and-drop library set style elements at run time;
  * confetti draws in a worker started from a blob URL; the offline service worker (/sw.js) and the
  * web app manifest come from our origin (decision 020).
  */
+const CONTENT_SECURITY_POLICY: Record<string, string[]> = {
+  'default-src': ["'self'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:', 'blob:'],
+  'font-src': ["'self'", 'data:'],
+  'connect-src': ["'self'"],
+  'worker-src': ["'self'", 'blob:'],
+  'manifest-src': ["'self'"],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/**
+ * Every answer's security headers, the same set and values helmet sent (decision 023): computed
+ * once, as nothing in them depends on the request. No Strict-Transport-Security: plain HTTP on
+ * localhost is the default deployment, and HSTS belongs to the TLS proxy. No
+ * Cross-Origin-Embedder-Policy, which would keep out images the app does not own.
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': Object.entries(CONTENT_SECURITY_POLICY)
+    .map(([name, values]) => `${name} ${values.join(' ')}`)
+    .join(';'),
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+});
+
+const HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+
+/**
+ * Set first thing on every request, so a route may still replace one (a download's own CSP) and a
+ * hijacked reply (the live stream) finds them on the reply to copy.
+ */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        'default-src': ["'self'"],
-        'script-src': ["'self'"],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:', 'blob:'],
-        'font-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-        'worker-src': ["'self'", 'blob:'],
-        'manifest-src': ["'self'"],
-        'object-src': ["'none'"],
-        'base-uri': ["'self'"],
-        'form-action': ["'self'"],
-        'frame-ancestors': ["'none'"],
-      },
-    },
-    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
-    crossOriginEmbedderPolicy: false,
-    // Plain HTTP on localhost is the default deployment; HSTS belongs to the TLS proxy.
-    strictTransportSecurity: false,
+  app.addHook('onRequest', (_request, reply, done) => {
+    for (const [name, value] of HEADER_ENTRIES) reply.header(name, value);
+    done();
   });
 }

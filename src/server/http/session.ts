@@ -87,7 +87,8 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
       const fromCookie = request.cookies[SESSION_COOKIE];
       const sessionId = fromHeader || fromCookie;
       if (!sessionId) return;
-      const resolved = await sessions.resolve(sessionId);
+      // A read may take the session from the cache; a change asks the database (decision 023).
+      const resolved = await sessions.resolve(sessionId, { fresh: !SAFE_METHODS.has(request.method) });
       if (!resolved) return;
       if (!fromHeader && !SAFE_METHODS.has(request.method) && !isSameOrigin(request, appOrigin)) {
         throw forbidden('Cross-site request refused.');
@@ -96,7 +97,7 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
         ...resolved,
         via: 'session',
         sessionId,
-        stillValid: async () => (await sessions.resolve(sessionId)) !== null,
+        stillValid: async () => (await sessions.resolve(sessionId, { fresh: true })) !== null,
       };
     });
   },

@@ -12,6 +12,12 @@ export interface LiveSubscriber {
 }
 
 /**
+ * What an instance's caches must forget (the session cache, src/server/auth/session-cache.ts): a
+ * user's sessions and user row, one session by the hash of its id, or everything.
+ */
+export type Invalidation = { userId: number } | { idHash: string } | { all: true };
+
+/**
  * Fan-out of "this user's data changed" to every open live-update stream of that user.
  * On PostgreSQL it goes through NOTIFY/LISTEN so every instance behind a proxy hears it;
  * on SQLite (one process per DATA_DIR) it stays in memory.
@@ -21,32 +27,56 @@ export interface LiveBus {
   publish(userId: number, queryKeys: string[]): void;
   /** Resolves once events for the user will reach the subscriber; call the result to stop. */
   subscribe(userId: number, subscriber: LiveSubscriber): Promise<() => void>;
+  /**
+   * Tells every instance's caches to forget something: this instance's at once, the others' through
+   * the database (NOTIFY on PostgreSQL) before it resolves. It never throws: a failure is logged.
+   */
+  invalidate(message: Invalidation): Promise<void>;
+  /**
+   * `listener` hears every invalidation, from any instance; `connected()` says whether the other
+   * instances' reach this one now (starting to listen when it does not). When it is false, or has
+   * been since a value was cached, the cache must not be trusted: on a lost connection the listener
+   * hears `{all: true}`.
+   */
+  onInvalidate(listener: (message: Invalidation) => void): { connected(): boolean };
   close(): Promise<void>;
 }
 
 interface Transport {
   publish(userId: number, queryKeys: string[]): Promise<void>;
+  /** Sends an invalidation to the other instances (and, harmlessly, to this one again). */
+  invalidate(message: Invalidation): Promise<void>;
   /** Resolves when delivery is live. */
   ready(): Promise<void>;
+  /** Whether delivery is live now. */
+  live(): boolean;
   close(): Promise<void>;
 }
 
 export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
   const subscribers = new Map<number, Set<LiveSubscriber>>();
   const pending = new Set<Promise<void>>();
+  const invalidationListeners = new Set<(message: Invalidation) => void>();
 
   const deliver = (userId: number, queryKeys: string[]) => {
     for (const subscriber of subscribers.get(userId) ?? []) subscriber.onEvent(queryKeys);
   };
+  const forget = (message: Invalidation) => {
+    for (const listener of invalidationListeners) listener(message);
+  };
   const interruptAll = () => {
+    forget({ all: true });
     for (const set of subscribers.values()) for (const subscriber of set) subscriber.onInterrupted();
   };
   const transport: Transport =
     db.dialect === 'postgres' && db.pgPool
-      ? createPgTransport(db, db.pgPool, deliver, interruptAll, logger)
+      ? createPgTransport(db, db.pgPool, { deliver, forget, interrupted: interruptAll }, logger)
       : {
+          // One process per DATA_DIR: nobody else to tell.
           publish: async (userId, queryKeys) => deliver(userId, queryKeys),
+          invalidate: async () => {},
           ready: async () => {},
+          live: () => true,
           close: async () => {},
         };
 
@@ -70,10 +100,29 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
       };
     },
 
+    async invalidate(message) {
+      forget(message);
+      await transport
+        .invalidate(message)
+        .catch((error) => logger.warn({ err: error }, 'cache invalidation not published'));
+    },
+
+    onInvalidate(listener) {
+      invalidationListeners.add(listener);
+      return {
+        connected: () => {
+          if (transport.live()) return true;
+          transport.ready().catch(() => {});
+          return false;
+        },
+      };
+    },
+
     async close() {
       await Promise.all(pending);
       await transport.close();
       subscribers.clear();
+      invalidationListeners.clear();
     },
   };
 }
@@ -88,12 +137,17 @@ const MAX_IDENTIFIER_BYTES = 63;
 function createPgTransport(
   db: Db,
   pool: pg.Pool,
-  deliver: (userId: number, queryKeys: string[]) => void,
-  interrupted: () => void,
+  handlers: {
+    deliver: (userId: number, queryKeys: string[]) => void;
+    forget: (message: Invalidation) => void;
+    interrupted: () => void;
+  },
   logger: FastifyBaseLogger,
 ): Transport {
+  const { deliver, forget, interrupted } = handlers;
   let channel: Promise<string> | undefined;
   let listening: Promise<pg.Client> | undefined;
+  let live = false;
   let closed = false;
 
   const channelName = () => {
@@ -118,6 +172,7 @@ function createPgTransport(
     const onLost = (error?: Error) => {
       if (lost || closed) return;
       lost = true;
+      live = false;
       listening = undefined;
       logger.warn({ err: error }, 'live updates: LISTEN connection lost');
       client.end().catch(() => {});
@@ -128,8 +183,10 @@ function createPgTransport(
     client.on('notification', (message) => {
       if (message.channel !== name || !message.payload) return;
       try {
-        const { u, k } = JSON.parse(message.payload) as { u: number; k: string[] };
-        deliver(u, k);
+        // {u, k}: a user's data changed; {i}: an invalidation (older instances ignore it: no u).
+        const { u, k, i } = JSON.parse(message.payload) as { u?: number; k?: string[]; i?: Invalidation };
+        if (i) forget(i);
+        else if (u !== undefined && k) deliver(u, k);
       } catch (error) {
         logger.warn({ err: error }, 'live updates: unreadable notification');
       }
@@ -137,6 +194,7 @@ function createPgTransport(
     try {
       await client.connect();
       await client.query(`listen ${client.escapeIdentifier(name)}`);
+      live = !lost;
     } catch (error) {
       lost = true;
       await client.end().catch(() => {});
@@ -152,6 +210,13 @@ function createPgTransport(
       await sql`select pg_notify(${name}, ${payload})`.execute(db.kysely);
     },
 
+    async invalidate(message) {
+      const name = await channelName();
+      await sql`select pg_notify(${name}, ${JSON.stringify({ i: message })})`.execute(db.kysely);
+    },
+
+    live: () => live && !closed,
+
     async ready() {
       if (closed) throw new Error('live updates are closed');
       listening ??= listen();
@@ -165,6 +230,7 @@ function createPgTransport(
 
     async close() {
       closed = true;
+      live = false;
       const client = await listening?.catch(() => undefined);
       await client?.end().catch(() => {});
     },

@@ -161,7 +161,7 @@ export function createMcpServer(
   };
 
   const activeTasks = async (query: TaskListQuery = {}): Promise<Task[]> =>
-    JSON.parse((await tasks.activeListJson(userId, query)).toString('utf8')) as Task[];
+    JSON.parse((await tasks.activeList(userId, query)).json.toString('utf8')) as Task[];
 
   server.registerTool(
     'list_tasks',

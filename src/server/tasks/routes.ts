@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { noContentSchema } from '../../common/api';
 import {
@@ -20,10 +20,12 @@ import {
   taskSchema,
   updateTaskBodySchema,
 } from '../../common/tasks';
+import { COMPRESS_THRESHOLD, preferredEncoding } from '../http/compression';
 import { notFound } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { ChecklistService } from './checklist';
+import type { ListBody } from './list-cache';
 import type { TaskService } from './service';
 
 const idParamsSchema = z.object({ id: z.string() });
@@ -55,6 +57,17 @@ export async function tasksRoutes(
   // Fastify sends as they are (a Buffer is never serialised); the schema describes them.
   const taskList = { 200: z.array(taskSchema) };
   const taskListBytes = (json: Buffer) => json as unknown as Task[];
+  /**
+   * The list in the encoding the client prefers, compressed once per cached list version rather
+   * than by @fastify/compress on every answer (which leaves an answer with Content-Encoding alone).
+   */
+  const sendList = (request: FastifyRequest, reply: FastifyReply, list: ListBody) => {
+    const encoding =
+      list.json.length >= COMPRESS_THRESHOLD ? preferredEncoding(request.headers['accept-encoding']) : null;
+    reply.type(JSON_TYPE).header('vary', 'accept-encoding');
+    if (!encoding) return reply.send(taskListBytes(list.json));
+    return reply.header('content-encoding', encoding).send(taskListBytes(list.encoded(encoding)));
+  };
   app.get(
     TASKS_PATH,
     {
@@ -70,9 +83,7 @@ export async function tasksRoutes(
       },
     },
     async (request, reply) =>
-      reply
-        .type(JSON_TYPE)
-        .send(taskListBytes(await tasks.activeListJson(currentUser(request).id, request.query))),
+      sendList(request, reply, await tasks.activeList(currentUser(request).id, request.query)),
   );
 
   app.get(
@@ -89,9 +100,7 @@ export async function tasksRoutes(
       },
     },
     async (request, reply) =>
-      reply
-        .type(JSON_TYPE)
-        .send(taskListBytes(await tasks.archivedListJson(currentUser(request).id, request.query))),
+      sendList(request, reply, await tasks.archivedList(currentUser(request).id, request.query)),
   );
 
   app.get(

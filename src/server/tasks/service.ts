@@ -18,12 +18,14 @@ import type { FileStore } from '../files/store';
 import { badRequest, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import { insertTasksOnTop } from './bulk';
-import { createListCache } from './list-cache';
+import { createListCache, type ListBody, listBody } from './list-cache';
 import { createTaskRepository, inTransaction, toTask } from './repository';
 import { taskSearchText } from './search';
 
-/** Memory for cached task lists: about 160 lists of 1,000 tasks. */
-const LIST_CACHE_BYTES = 64 * 1024 * 1024;
+/** Memory for cached task lists: about 40 lists of 1,000 tasks (fewer when also kept compressed). */
+const LIST_CACHE_BYTES = 16 * 1024 * 1024;
+/** Lists larger than this (about 2,500 tasks) are not kept (decision 023). */
+const LIST_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 export const TASK_ERRORS = {
   archivedReorder: 'Archived tasks cannot be reordered.',
@@ -52,31 +54,36 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
     }
   };
 
-  const lists = createListCache(LIST_CACHE_BYTES);
+  const lists = createListCache(LIST_CACHE_BYTES, LIST_CACHE_ENTRY_BYTES);
   /** The version is read before the rows, so a cached list is never older than its version says. */
-  const cachedList = async (key: string, userId: number, read: (userId: number) => Promise<TaskRow[]>) => {
+  const cachedList = async (
+    key: string,
+    userId: number,
+    read: (userId: number) => Promise<TaskRow[]>,
+  ): Promise<ListBody> => {
     const version = await tasks.version(userId);
     const cached = lists.get(key, version);
     if (cached) return cached;
-    const body = Buffer.from(JSON.stringify((await read(userId)).map(toTask)));
-    lists.set(key, version, body);
-    return body;
+    return lists.set(key, version, Buffer.from(JSON.stringify((await read(userId)).map(toTask))));
   };
+  const filteredList = async (userId: number, archived: boolean, query: TaskListQuery): Promise<ListBody> =>
+    listBody(Buffer.from(JSON.stringify((await tasks.listFiltered(userId, archived, query)).map(toTask))));
 
   return {
     /**
-     * GET /api/tasks as JSON bytes: the user's tasks that are not archived, in list order. The whole
-     * list is cached by version; a filtered one is read anew each time, so it is never stale.
+     * GET /api/tasks as JSON bytes (and compressed, on demand): the user's tasks that are not
+     * archived, in list order. The whole list is cached by version; a filtered one is read anew each
+     * time, so it is never stale.
      */
-    activeListJson: async (userId: number, query: TaskListQuery = {}): Promise<Buffer> =>
+    activeList: async (userId: number, query: TaskListQuery = {}): Promise<ListBody> =>
       isFiltered(query)
-        ? Buffer.from(JSON.stringify((await tasks.listFiltered(userId, false, query)).map(toTask)))
+        ? filteredList(userId, false, query)
         : cachedList(`${userId}:active`, userId, tasks.listActive),
 
-    /** GET /api/tasks/archived as JSON bytes: most recently archived first. */
-    archivedListJson: async (userId: number, query: TaskListQuery = {}): Promise<Buffer> =>
+    /** GET /api/tasks/archived likewise: most recently archived first. */
+    archivedList: async (userId: number, query: TaskListQuery = {}): Promise<ListBody> =>
       isFiltered(query)
-        ? Buffer.from(JSON.stringify((await tasks.listFiltered(userId, true, query)).map(toTask)))
+        ? filteredList(userId, true, query)
         : cachedList(`${userId}:archived`, userId, tasks.listArchived),
 
     async get(userId: number, id: number): Promise<Task> {

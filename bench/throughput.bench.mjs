@@ -1,0 +1,208 @@
+// GET /api/tasks throughput for a user with 200 tasks at the server's default log level, next to a
+// bare node:http server sending the same JSON bytes, measured in the same sitting with autocannon
+// (50 connections). Rounds take turns (app, bare; then bare, app; ...) so that load from elsewhere on
+// the machine weighs on both alike; the ratio (app req/s / bare req/s) is taken within each round.
+// Also the CPU each server spent per request (from /proc), and the app's idle RSS after it served a
+// 10,000-task list (the memory goal: under 120 MB).
+//
+//   npm run build:server && node bench/throughput.bench.mjs
+//
+// BENCH_DIST: the build to run (default dist). BENCH_DIALECTS: sqlite (default), postgres or both
+// (TEST_DATABASE_URL; a fresh schema is created and dropped). BENCH_ROUNDS (default 5),
+// BENCH_SECONDS per run (default 5). LOG_LEVEL: the server's (default: its own default, info).
+// BENCH_BIG=0 skips the 10,000-task memory check.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { median, pgSchema, print, request, signIn, startApp, startProcess } from './lib/app.mjs';
+
+const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite').split(',');
+const TASKS = 200;
+const BIG_TASKS = 10_000;
+const CONNECTIONS = 50;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const LOG_LEVEL = process.env.LOG_LEVEL ?? 'info';
+const TARGETS = { ratio: 0.5, p99Ms: 50, idleRssMb: 120 };
+
+/** A bare Node http server answering every request with the given bytes as JSON. */
+function startBareServer(bodyFile) {
+  const source = `
+    const http = require('node:http');
+    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => console.log('running at http://127.0.0.1:' + server.address().port));
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  `;
+  return startProcess(['-e', source], {}, 'bare server');
+}
+
+/** User + system CPU time of a process so far, in microseconds (Linux /proc). */
+function cpuMicros(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks / 100) * 1e6;
+}
+
+function rssMb(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/^VmRSS:\s+(\d+) kB/m)[1]) / 1024;
+}
+
+/** One autocannon run; throws unless every answer was a 200 of the expected length. */
+async function load(server, headers, expectedBytes, seconds) {
+  const before = server.pid ? cpuMicros(server.pid) : 0;
+  const result = await autocannon({ url: server.url, connections: CONNECTIONS, duration: seconds, headers });
+  const cpu = server.pid ? cpuMicros(server.pid) - before : 0;
+  const total = result.requests.total;
+  if (result.errors || result.non2xx || result.timeouts) {
+    throw new Error(
+      `${server.url}: ${result.errors} errors, ${result.non2xx} non-2xx, ${result.timeouts} timeouts`,
+    );
+  }
+  // Bytes read include the headers: the body alone must be there on every answer.
+  if (result.throughput.total < total * expectedBytes) throw new Error(`${server.url}: short answers`);
+  return { rps: total / seconds, p99: result.latency.p99, cpuUs: cpu / total };
+}
+
+async function createTasks(agent, appUrl, headers, count) {
+  let created = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (created < count) {
+        const n = created++;
+        const response = await request(agent, 'POST', `${appUrl}/api/tasks`, {
+          headers,
+          body: {
+            title: `Task number ${n}: follow up on the quarterly report`,
+            description: 'A description of a realistic length, about one sentence or two, for the list.',
+            dueDate: '2026-06-30',
+          },
+        });
+        if (response.status !== 201) throw new Error(`create failed: ${response.body}`);
+      }
+    }),
+  );
+}
+
+async function benchDialect(dialect) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-throughput-'));
+  const env = { DATA_DIR: dataDir, LOG_LEVEL };
+  let dropSchema = async () => {};
+  if (dialect === 'postgres') {
+    const schema = await pgSchema();
+    env.DATABASE_URL = schema.databaseUrl;
+    dropSchema = schema.drop;
+  }
+  let app = await startApp(env);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  let bare;
+  try {
+    const { headers } = await signIn(agent, app.url);
+    await createTasks(agent, app.url, headers, TASKS);
+    const list = await request(agent, 'GET', `${app.url}/api/tasks`, { headers });
+    if (JSON.parse(list.body).length !== TASKS) throw new Error(`expected ${TASKS} tasks`);
+    const bodyFile = path.join(dataDir, 'body.json');
+    fs.writeFileSync(bodyFile, list.body);
+    bare = await startBareServer(bodyFile);
+
+    const target = { url: `${app.url}/api/tasks`, pid: app.pid };
+    const bareTarget = { url: `${bare.url}/`, pid: bare.pid };
+    await load(target, headers, list.body.length, 1);
+    await load(bareTarget, {}, list.body.length, 1);
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const appFirst = round % 2 === 0;
+      const first = await load(
+        appFirst ? target : bareTarget,
+        appFirst ? headers : {},
+        list.body.length,
+        SECONDS,
+      );
+      const second = await load(
+        appFirst ? bareTarget : target,
+        appFirst ? {} : headers,
+        list.body.length,
+        SECONDS,
+      );
+      const [api, baseline] = appFirst ? [first, second] : [second, first];
+      rounds.push({ api, baseline, ratio: api.rps / baseline.rps });
+      print(
+        `  ${dialect} round ${round + 1}: app ${api.rps.toFixed(0)} req/s p99 ${api.p99} ms ${api.cpuUs.toFixed(0)} us CPU/req;` +
+          ` bare ${baseline.rps.toFixed(0)} req/s p99 ${baseline.p99} ms ${baseline.cpuUs.toFixed(0)} us CPU/req; ratio ${(api.rps / baseline.rps).toFixed(2)}`,
+      );
+    }
+
+    let idle;
+    if (process.env.BENCH_BIG !== '0' && dialect === DIALECTS[0]) {
+      await createTasks(agent, app.url, headers, BIG_TASKS - TASKS);
+      // A fresh process on the same data: idle memory is what it holds, not what the load left.
+      await app.stop();
+      app = await startApp(env);
+      idle = await bigListMemory(agent, app);
+    }
+    return { dialect, bytes: list.body.length, rounds, idle };
+  } finally {
+    agent.destroy();
+    await bare?.stop();
+    await app.stop();
+    await dropSchema();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Idle RSS of a fresh server, and again after it served a 10,000-task list a few times. */
+async function bigListMemory(agent, app) {
+  const { headers } = await signIn(agent, app.url);
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  const before = rssMb(app.pid);
+  let bytes = 0;
+  for (let i = 0; i < 3; i++) {
+    for (const encoding of ['identity', 'gzip, deflate, br']) {
+      const response = await request(agent, 'GET', `${app.url}/api/tasks`, {
+        headers: { ...headers, 'accept-encoding': encoding },
+      });
+      if (response.status !== 200) throw new Error('big list failed');
+      if (encoding === 'identity') bytes = response.body.length;
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  return { before, after: rssMb(app.pid), bytes };
+}
+
+const stats = (values) => ({ min: Math.min(...values), median: median(values), max: Math.max(...values) });
+
+print(
+  `GET /api/tasks, ${TASKS} tasks, autocannon -c ${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, server LOG_LEVEL=${LOG_LEVEL}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+);
+let missed = false;
+for (const dialect of DIALECTS) {
+  const result = await benchDialect(dialect);
+  const ratio = stats(result.rounds.map((r) => r.ratio));
+  const rps = stats(result.rounds.map((r) => r.api.rps));
+  const bareRps = stats(result.rounds.map((r) => r.baseline.rps));
+  const p99 = stats(result.rounds.map((r) => r.api.p99));
+  const cpu = stats(result.rounds.map((r) => r.api.cpuUs));
+  const bareCpu = stats(result.rounds.map((r) => r.baseline.cpuUs));
+  const f = (s, digits = 0) => `min ${s.min.toFixed(digits)}, median ${s.median.toFixed(digits)}`;
+  print(`${dialect}: body ${(result.bytes / 1024).toFixed(1)} KiB`);
+  print(`  app  req/s ${f(rps)}; p99 ms ${f(p99)} (max ${p99.max}); CPU us/req ${f(cpu)}`);
+  print(`  bare req/s ${f(bareRps)}; CPU us/req ${f(bareCpu)}`);
+  print(`  ratio app/bare ${f(ratio, 2)}`);
+  const met = ratio.median >= TARGETS.ratio && p99.median < TARGETS.p99Ms;
+  print(`  targets: ratio >= ${TARGETS.ratio}, p99 < ${TARGETS.p99Ms} ms: ${met ? 'met' : 'MISSED'}`);
+  if (result.idle) {
+    const ok = result.idle.after < TARGETS.idleRssMb;
+    print(
+      `  idle RSS ${result.idle.before.toFixed(0)} MB, after serving the ${BIG_TASKS}-task list (${(result.idle.bytes / 1024 / 1024).toFixed(1)} MB) ${result.idle.after.toFixed(0)} MB (target < ${TARGETS.idleRssMb} MB: ${ok ? 'met' : 'MISSED'})`,
+    );
+    if (!ok) missed = true;
+  }
+  if (!met) missed = true;
+}
+if (missed) process.exitCode = 1;
