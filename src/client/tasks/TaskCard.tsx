@@ -29,7 +29,7 @@ type TaskCardProps = {
   isDragging: boolean;
   /** False while the list is filtered: no drag handle then (issue 13). */
   reorderable?: boolean;
-  /** Where the virtualized list puts the card; absent on a drag's clone. */
+  /** Where the virtualized list puts the card. */
   placement?: CardPlacement;
 };
 

@@ -83,10 +83,11 @@ export function focusNeighbourCard(step: 1 | -1): void {
     if (ids.length === 0) return;
     const index = current ? ids.indexOf(Number(current.dataset.taskId)) : -1;
     const next = index === -1 ? ids[0]! : ids[Math.min(Math.max(index + step, 0), ids.length - 1)]!;
-    return withCard(next, 'auto', (card) => {
+    withCard(next, 'auto', (card) => {
       card?.scrollIntoView({ block: 'nearest' });
       card?.focus({ preventScroll: true });
     });
+    return;
   }
   const cards = taskCards();
   if (cards.length === 0) return;

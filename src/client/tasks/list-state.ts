@@ -58,6 +58,13 @@ export interface ListHandle {
   ids(): readonly number[];
   /** Scrolls so that the card of task `id` is rendered (and aligned as asked). */
   scrollTo(id: number, align: 'auto' | 'center'): void;
+  /**
+   * Before a drag captures the cards' places: mounts the cards around the screen and keeps exactly
+   * those until `thaw` (the drag library cannot have cards come and go during a drag in a list that
+   * scrolls with the page).
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 let handle: ListHandle | null = null;
