@@ -152,6 +152,81 @@ describeBrowser('a long active list', () => {
     await expect.poll(() => page.locator(`article[data-task-id="${moved}"]`).count()).toBe(1);
   });
 
+  it('moves a card by touch, after a long press', async () => {
+    const touch = await openPage(browser, server, '/', { hasTouch: true });
+    try {
+      const phone = touch.page;
+      await signIn(phone);
+      await phone.locator('article[data-task-id]').first().waitFor();
+      const before = await activeIds();
+      const moved = before[1]!;
+      await phone.evaluate(() => {
+        const first = document.querySelector('article[data-task-id]')!;
+        window.scrollTo(0, first.getBoundingClientRect().top + window.scrollY - 150);
+      });
+      await phone.waitForTimeout(200);
+      const handle = phone
+        .locator(`article[data-task-id="${moved}"]`)
+        .getByRole('button', { name: 'Drag to reorder' });
+      const start = (await handle.boundingBox())!;
+      const from = (await phone.locator(`article[data-task-id="${moved}"]`).boundingBox())!;
+      const target = (await phone.locator(`article[data-task-id="${before[3]}"]`).boundingBox())!;
+      const x = Math.round(start.x + start.width / 2);
+      const y = Math.round(start.y + start.height / 2);
+      const cdp = await touch.context.newCDPSession(phone);
+      const saved = phone.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+      await phone.waitForTimeout(400);
+      const distance = target.y - from.y + 10;
+      for (let step = 1; step <= 15; step++) {
+        const at = { x, y: Math.round(y + (distance * step) / 15) };
+        await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [at] });
+        await phone.waitForTimeout(20);
+      }
+      await phone.waitForTimeout(300);
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+      expect((await saved).ok()).toBe(true);
+      await expect.poll(async () => (await activeIds()).indexOf(moved)).toBe(3);
+      expect(touch.errors).toEqual([]);
+    } finally {
+      await touch.context.close();
+    }
+  });
+
+  it('keeps an expanded card, and what was typed in it, while the page scrolls far away', async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const expanded = card(title(5));
+    // Clicked by script: the mouse stays away, so the card does not collapse when the pointer leaves.
+    await expanded
+      .getByRole('button', { name: 'Expand task' })
+      .evaluate((button: HTMLElement) => button.click());
+    const notes = expanded.getByLabel('Notes', { exact: true });
+    await notes.fill('Words not saved yet');
+    await page.evaluate(() => {
+      (window as unknown as { expandedCard: Element | null }).expandedCard = document.querySelector(
+        'article[aria-label="Task 0005"]',
+      );
+      window.scrollTo(0, document.documentElement.scrollHeight);
+    });
+    await card(title(COUNT - 1)).waitFor();
+    await page.waitForTimeout(300);
+    expect(await expanded.count()).toBe(1);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    expect(await notes.inputValue()).toBe('Words not saved yet');
+    expect(
+      await page.evaluate(
+        () =>
+          (window as unknown as { expandedCard: Element | null }).expandedCard ===
+          document.querySelector('article[aria-label="Task 0005"]'),
+      ),
+    ).toBe(true);
+    await expanded
+      .getByRole('button', { name: 'Collapse task' })
+      .evaluate((button: HTMLElement) => button.click());
+    await expanded.getByRole('button', { name: 'Expand task' }).waitFor();
+  });
+
   it('j and k step through the cards, and reach one that was not on the page', async () => {
     const ids = await activeIds();
     const name = async (id: number) =>
