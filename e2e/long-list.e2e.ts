@@ -113,12 +113,14 @@ describeBrowser('a long active list', () => {
     const before = await activeIds();
     const saved = page.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
     await card(title(0)).getByRole('button', { name: 'Drag to reorder' }).focus();
+    const announced = () => page.locator('[id^="rfd-announcement"]').textContent();
     await page.keyboard.press('Space');
-    await page.waitForTimeout(150);
+    await expect.poll(announced).toMatch(/lifted an item in position 1/);
     await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(300);
+    await expect.poll(announced).toMatch(/from position 1\s+to position 2/);
     await page.keyboard.press('Space');
     expect((await saved).ok()).toBe(true);
+    await expect.poll(announced).toMatch(/dropped the item/);
     await expect.poll(activeIds).toEqual([before[1], before[0], ...before.slice(2)]);
   });
 
