@@ -26,7 +26,7 @@ const CARD_GAP_PX = 12;
 /** Cards rendered past each edge of the screen: enough for a fast wheel or a keyboard step. */
 const OVERSCAN = 6;
 /** Cards mounted past each edge of the screen while a card is dragged: how far a drag can go. */
-const DRAG_REACH = 30;
+const DRAG_REACH = 20;
 
 type RowProps = {
   task: Task;
