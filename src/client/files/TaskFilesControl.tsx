@@ -42,6 +42,9 @@ let countsFailureTold = 0;
 export function TaskFilesControl({ taskId }: { taskId: number }) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
+  // The hidden file input mounts once the menu has been opened (a collapsed card renders what it shows).
+  const [used, setUsed] = useState(false);
+  if (open && !used) setUsed(true);
   const counts = useFileCounts();
   const list = useTaskFiles(taskId, open);
   const upload = useUploadFiles(taskId);
@@ -96,7 +99,7 @@ export function TaskFilesControl({ taskId }: { taskId: number }) {
           ))}
         </DropdownMenuContent>
       </DropdownMenu>
-      <input ref={inputRef} type="file" multiple hidden tabIndex={-1} onChange={onChosen} />
+      {used && <input ref={inputRef} type="file" multiple hidden tabIndex={-1} onChange={onChosen} />}
     </>
   );
 }

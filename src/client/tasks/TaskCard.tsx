@@ -1,6 +1,6 @@
 import type { DraggableProvided } from '@hello-pangea/dnd';
 import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
-import { type KeyboardEvent, memo, useCallback, useRef, useState } from 'react';
+import { type CSSProperties, type KeyboardEvent, memo, useCallback, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
@@ -15,6 +15,7 @@ import { useDeleteTask, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
 import { ADD_TASK_BUTTON_ID, focusAfterRemoval } from './card-focus';
 import { celebrate } from './confetti';
+import { setExpanded as storeExpanded, useExpanded } from './list-state';
 import { NotesBox, useNotesDraft } from './NotesBox';
 import { TaskDescription, TaskTitle } from './TaskEditors';
 import { TaskMeta } from './TaskMeta';
@@ -28,7 +29,12 @@ type TaskCardProps = {
   isDragging: boolean;
   /** False while the list is filtered: no drag handle then (issue 13). */
   reorderable?: boolean;
+  /** Where the virtualized list puts the card. */
+  placement?: CardPlacement;
 };
+
+/** A card's place in the virtualized list: its index, its offset from the list's top, its measurer. */
+export type CardPlacement = { index: number; top: number; measure: (element: Element | null) => void };
 
 /**
  * One active task (spec §2 'Task card'). Memoized: in a long list only the card whose task changed
@@ -39,8 +45,11 @@ export const TaskCard = memo(function TaskCard({
   provided,
   isDragging,
   reorderable = true,
+  placement,
 }: TaskCardProps) {
-  const [expanded, setExpanded] = useState(false);
+  // Kept outside the card: the list keeps expanded cards mounted, and a drag's clone shows the same.
+  const expanded = useExpanded(task.id);
+  const setExpanded = useCallback((open: boolean) => storeExpanded(task.id, open), [task.id]);
   // Set while completing or reopening: the card shows the new state until the server has answered.
   const [pendingDone, setPendingDone] = useState<boolean | null>(null);
   const done = pendingDone ?? task.completed;
@@ -57,7 +66,7 @@ export const TaskCard = memo(function TaskCard({
   const collapse = useCallback(() => {
     saveNotes();
     setExpanded(false);
-  }, [saveNotes]);
+  }, [saveNotes, setExpanded]);
   const pointer = useCardCollapse(cardRef, expanded, collapse);
 
   const toggleDone = async () => {
@@ -121,12 +130,19 @@ export const TaskCard = memo(function TaskCard({
   const setRefs = (element: HTMLElement | null) => {
     cardRef.current = element;
     provided.innerRef(element);
+    placement?.measure(element);
   };
+  // The library's style (a transform while other cards make room) over the list's placement.
+  const style: CSSProperties | undefined = placement
+    ? { position: 'absolute', top: placement.top, left: 0, width: '100%', ...provided.draggableProps.style }
+    : provided.draggableProps.style;
 
   return (
     <article
       ref={setRefs}
       {...provided.draggableProps}
+      style={style}
+      data-index={placement?.index}
       onPointerEnter={pointer.onPointerEnter}
       onPointerLeave={pointer.onPointerLeave}
       onKeyDown={onKeyDown}
@@ -166,11 +182,13 @@ export const TaskCard = memo(function TaskCard({
             onChange={() => void toggleDone()}
             className="peer size-5 cursor-pointer appearance-none rounded-full border-2 border-muted-foreground/40 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card disabled:cursor-default"
           />
-          <CheckIcon
-            aria-hidden
-            strokeWidth={3}
-            className="pointer-events-none absolute inset-0 m-auto hidden size-3.5 text-primary-foreground peer-checked:block"
-          />
+          {done && (
+            <CheckIcon
+              aria-hidden
+              strokeWidth={3}
+              className="pointer-events-none absolute inset-0 m-auto size-3.5 text-primary-foreground"
+            />
+          )}
         </span>
         <div className="grid min-w-0 flex-1 gap-1">
           <TaskTitle task={task} update={update} done={done} />

@@ -1,18 +1,43 @@
 import { DragDropContext, Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
+import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
 import { ListTodoIcon } from 'lucide-react';
-import { memo, startTransition, useCallback, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { errorToast } from '../ui/toasts';
 import { useActiveTasks, useReorderTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
-import { TaskCard } from './TaskCard';
+import {
+  activeList,
+  keptIds,
+  pruneExpanded,
+  registerList,
+  setFocusedTask,
+  useKeptVersion,
+} from './list-state';
+import { type CardPlacement, TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
 
-type RowProps = { task: Task; index: number; reorderable: boolean };
+/** A collapsed card with a one-line title and no description, and the space under each card. */
+const ESTIMATED_CARD_PX = 78;
+const CARD_GAP_PX = 12;
+/** Cards rendered past each edge of the screen: enough for a fast wheel or a keyboard step. */
+const OVERSCAN = 6;
+/** Cards mounted past each edge of the screen while a card is dragged: how far a drag can go. */
+const DRAG_REACH = 20;
 
-const TaskRow = memo(function TaskRow({ task, index, reorderable }: RowProps) {
+type RowProps = {
+  task: Task;
+  index: number;
+  top: number;
+  reorderable: boolean;
+  measure: (element: Element | null) => void;
+};
+
+const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }: RowProps) {
+  const placement = useMemo<CardPlacement>(() => ({ index, top, measure }), [index, top, measure]);
   return (
     <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!reorderable}>
       {(provided, snapshot) => (
@@ -21,33 +46,141 @@ const TaskRow = memo(function TaskRow({ task, index, reorderable }: RowProps) {
           provided={provided}
           isDragging={snapshot.isDragging}
           reorderable={reorderable}
+          placement={placement}
         />
       )}
     </Draggable>
   );
 });
 
-/** Enough cards to fill a tall screen; they paint at once and the rest follow without blocking input. */
-const FIRST_ROWS = 30;
+const cardIdOf = (target: EventTarget | null): number | null => {
+  const card = target instanceof Element ? target.closest<HTMLElement>('article[data-task-id]') : null;
+  return card ? Number(card.dataset.taskId) : null;
+};
 
 /**
+ * The rows, virtualized against the page's own scroll (issue 15): only the cards near the screen are
+ * mounted, plus the expanded ones and the one that holds focus, whatever the scroll position. Each card
+ * is placed absolutely at its measured offset, so a card lifted by a drag leaves its space, and the
+ * library moves the others with transforms as in a plain list.
  * Kept apart so a drag, which re-renders the droppable, does not re-render every row (library advice).
- * A long list mounts in two steps, so a thousand tasks do not hold back the first paint.
  */
 const TaskRows = memo(function TaskRows({ tasks, reorderable }: { tasks: Task[]; reorderable: boolean }) {
-  const [limit, setLimit] = useState(FIRST_ROWS);
+  const containerRef = useRef<HTMLDivElement>(null);
+  const [scrollMargin, setScrollMargin] = useState(0);
+
+  // The list starts below the header, filters and quick add: the virtualizer counts from there.
+  useLayoutEffect(() => {
+    const measure = () => {
+      const container = containerRef.current;
+      if (!container) return;
+      setScrollMargin(Math.round(container.getBoundingClientRect().top + window.scrollY));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(document.body);
+    return () => observer.disconnect();
+  }, []);
+
+  const indexById = useMemo(() => new Map(tasks.map((task, index) => [task.id, index])), [tasks]);
+  useEffect(() => pruneExpanded(indexById), [indexById]);
+  const kept = useKeptVersion();
+  // During a drag, the cards mounted at its start, and no others.
+  const [frozen, setFrozen] = useState<number[] | null>(null);
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      void kept;
+      if (frozen) return frozen;
+      const indexes = defaultRangeExtractor(range);
+      const extra: number[] = [];
+      for (const id of keptIds()) {
+        const index = indexById.get(id);
+        if (index !== undefined && (index < indexes[0]! || index > indexes.at(-1)!)) extra.push(index);
+      }
+      return extra.length === 0 ? indexes : [...new Set([...indexes, ...extra])].sort((a, b) => a - b);
+    },
+    [indexById, kept, frozen],
+  );
+  const getItemKey = useCallback((index: number) => tasks[index]?.id ?? index, [tasks]);
+
+  const virtualizer = useWindowVirtualizer({
+    count: tasks.length,
+    estimateSize: () => ESTIMATED_CARD_PX,
+    gap: CARD_GAP_PX,
+    overscan: OVERSCAN,
+    scrollMargin,
+    getItemKey,
+    rangeExtractor,
+  });
+
+  const tasksRef = useRef(tasks);
+  tasksRef.current = tasks;
+  useEffect(
+    () =>
+      registerList({
+        ids: () => tasksRef.current.map((task) => task.id),
+        scrollTo: (id, align) => {
+          const index = tasksRef.current.findIndex((task) => task.id === id);
+          if (index !== -1) virtualizer.scrollToIndex(index, { align });
+        },
+        freeze: () => {
+          const count = tasksRef.current.length;
+          const start = Math.max(0, (virtualizer.range?.startIndex ?? 0) - DRAG_REACH);
+          const end = Math.min(count - 1, (virtualizer.range?.endIndex ?? 0) + DRAG_REACH);
+          const indexes = new Set(Array.from({ length: end - start + 1 }, (_, i) => start + i));
+          for (const item of virtualizer.getVirtualItems()) indexes.add(item.index);
+          // Synchronously: the library measures the cards right after its onBeforeCapture.
+          flushSync(() => setFrozen([...indexes].sort((a, b) => a - b)));
+        },
+        thaw: () => setFrozen(null),
+      }),
+    [virtualizer],
+  );
+
+  // The focused card stays mounted while it is scrolled away (issue 15: focus survives scrolling).
   useEffect(() => {
-    if (tasks.length > limit) startTransition(() => setLimit(Number.POSITIVE_INFINITY));
-  }, [tasks.length, limit]);
-  const shown = tasks.length > limit ? tasks.slice(0, limit) : tasks;
-  return shown.map((task, index) => (
-    <TaskRow key={task.id} task={task} index={index} reorderable={reorderable} />
-  ));
+    const container = containerRef.current;
+    if (!container) return;
+    const onFocusIn = (event: FocusEvent) => setFocusedTask(cardIdOf(event.target));
+    const onFocusOut = (event: FocusEvent) => {
+      // Focus leaving for a card's menu or picker (in a portal), or for nowhere, still belongs to the card.
+      const next = event.relatedTarget;
+      if (next instanceof Element && !next.closest('[data-radix-popper-content-wrapper], [role="dialog"]'))
+        setFocusedTask(cardIdOf(next));
+    };
+    container.addEventListener('focusin', onFocusIn);
+    container.addEventListener('focusout', onFocusOut);
+    return () => {
+      container.removeEventListener('focusin', onFocusIn);
+      container.removeEventListener('focusout', onFocusOut);
+    };
+  }, []);
+
+  return (
+    <div ref={containerRef} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>
+      {virtualizer.getVirtualItems().map((item) => {
+        const task = tasks[item.index];
+        return task ? (
+          <TaskRow
+            key={task.id}
+            task={task}
+            index={item.index}
+            top={item.start - scrollMargin}
+            reorderable={reorderable}
+            measure={virtualizer.measureElement}
+          />
+        ) : null;
+      })}
+    </div>
+  );
 });
 
 /**
  * The active list (spec §2), ordered by drag and drop. The library's defaults are the spec's constants:
  * 120 ms long press, 5 px threshold, auto-scroll and drop animation; Space, arrows and Space drag by keyboard.
+ * The droppable is in the library's virtual mode. The lifted card is the card itself, not a clone: a
+ * clone would unmount it, and the library cannot have cards come and go during a drag in a list that
+ * scrolls with the page (it would cancel the drag); the rows are frozen while a card is dragged.
  */
 export function TaskList() {
   const { filter, filtered, setFilter } = useTaskFilter();
@@ -57,11 +190,13 @@ export function TaskList() {
 
   const onDragEnd = useCallback(
     ({ source, destination }: DropResult) => {
-      if (!tasks || !destination || destination.index === source.index) return;
-      const ordered = [...tasks];
-      const [moved] = ordered.splice(source.index, 1);
-      ordered.splice(destination.index, 0, moved!);
-      reorder(ordered).catch(() => errorToast(ERRORS.reorder));
+      if (tasks && destination && destination.index !== source.index) {
+        const ordered = [...tasks];
+        const [moved] = ordered.splice(source.index, 1);
+        ordered.splice(destination.index, 0, moved!);
+        reorder(ordered).catch(() => errorToast(ERRORS.reorder));
+      }
+      activeList()?.thaw();
     },
     [tasks, reorder],
   );
@@ -71,8 +206,8 @@ export function TaskList() {
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
   return (
-    <DragDropContext onDragEnd={onDragEnd}>
-      <Droppable droppableId="active-tasks">
+    <DragDropContext onBeforeCapture={() => activeList()?.freeze()} onDragEnd={onDragEnd}>
+      <Droppable droppableId="active-tasks" mode="virtual">
         {(provided) => (
           <div
             ref={provided.innerRef}
@@ -91,7 +226,6 @@ export function TaskList() {
             ) : (
               <TaskRows tasks={tasks} reorderable={!filtered} />
             )}
-            {provided.placeholder}
           </div>
         )}
       </Droppable>
