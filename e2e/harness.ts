@@ -290,3 +290,7 @@ export async function expectAccessible(page: Page, what: string, include?: strin
     );
   expect(serious, what).toEqual([]);
 }
+
+/** A drag saves the one moved task (POST /api/tasks/{id}/move), or a whole order (/reorder). */
+export const ORDER_SAVE = /^\/api\/tasks\/(reorder|\d+\/move)$/;
+export const savesOrder = (response: { url(): string }) => ORDER_SAVE.test(new URL(response.url()).pathname);

@@ -10,6 +10,7 @@ import {
   type OpenPage,
   openPage,
   type RunningServer,
+  savesOrder,
   signIn,
   startServer,
 } from './harness';
@@ -111,7 +112,7 @@ describeBrowser('a long active list', () => {
 
   it('reorders by keyboard and saves the new order', async () => {
     const before = await activeIds();
-    const saved = page.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+    const saved = page.waitForResponse(savesOrder);
     await card(title(0)).getByRole('button', { name: 'Drag to reorder' }).focus();
     const announced = () => page.locator('[id^="rfd-announcement"]').textContent();
     await page.keyboard.press('Space');
@@ -139,7 +140,7 @@ describeBrowser('a long active list', () => {
     const start = (await handle.boundingBox())!;
     const from = (await page.locator(`article[data-task-id="${moved}"]`).boundingBox())!;
     const target = (await page.locator(`article[data-task-id="${before[4]}"]`).boundingBox())!;
-    const saved = page.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+    const saved = page.waitForResponse(savesOrder);
     const x = start.x + start.width / 2;
     const y = start.y + start.height / 2;
     await page.mouse.move(x, y);
@@ -176,7 +177,7 @@ describeBrowser('a long active list', () => {
       const x = Math.round(start.x + start.width / 2);
       const y = Math.round(start.y + start.height / 2);
       const cdp = await touch.context.newCDPSession(phone);
-      const saved = phone.waitForResponse((r) => r.url().endsWith('/api/tasks/reorder'));
+      const saved = phone.waitForResponse(savesOrder);
       await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
       await phone.waitForTimeout(400);
       const distance = target.y - from.y + 10;

@@ -8,8 +8,10 @@ import {
   describeBrowser,
   launchBrowser,
   type OpenPage,
+  ORDER_SAVE,
   openPage,
   type RunningServer,
+  savesOrder,
   screenshot,
   signIn,
   startServer,
@@ -76,10 +78,6 @@ describeBrowser('tasks in the browser', () => {
   }
 
   /** Makes the calls with this method and path fail with a 500, as a broken server would. */
-  /** A drag saves the one moved task (POST /api/tasks/{id}/move), or a whole order (/reorder). */
-  const ORDER_SAVE = /^\/api\/tasks\/(reorder|\d+\/move)$/;
-  const savesOrder = (response: { url(): string }) => ORDER_SAVE.test(new URL(response.url()).pathname);
-
   async function failCalls(page: Page, method: string, path: string | RegExp) {
     await page.route(
       (url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)),
