@@ -18,7 +18,7 @@ import {
   request,
   signIn,
   startApp,
-  startProcess,
+  startBareServer,
 } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
@@ -28,21 +28,6 @@ const RUN_MS = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const WARMUP_MS = 1000;
 const REORDER_RUNS = 5;
 const TARGETS = { ratio: 0.5, p99Ms: 50, reorderMs: 100, paintMs: 1500 };
-
-/** A bare Node http server answering every request with the given bytes as JSON. */
-function startBareServer(bodyFile) {
-  const source = `
-    const http = require('node:http');
-    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
-    const server = http.createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-      res.end(body);
-    });
-    server.listen(0, '127.0.0.1', () => console.log('running at http://127.0.0.1:' + server.address().port));
-    process.on('SIGTERM', () => server.close(() => process.exit(0)));
-  `;
-  return startProcess(['-e', source], {}, 'bare server');
-}
 
 /** CONNECTIONS concurrent loops of GET url over keep-alive sockets: a warm-up, then a measured run. */
 async function load(url, headers, expectedBytes) {

@@ -16,7 +16,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { median, pgSchema, print, request, signIn, startApp, startProcess } from './lib/app.mjs';
+import { median, pgSchema, print, request, signIn, startApp, startBareServer } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite').split(',');
 const TASKS = 200;
@@ -26,21 +26,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LOG_LEVEL = process.env.LOG_LEVEL ?? 'info';
 const TARGETS = { ratio: 0.5, p99Ms: 50, idleRssMb: 120 };
-
-/** A bare Node http server answering every request with the given bytes as JSON. */
-function startBareServer(bodyFile) {
-  const source = `
-    const http = require('node:http');
-    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
-    const server = http.createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
-      res.end(body);
-    });
-    server.listen(0, '127.0.0.1', () => console.log('running at http://127.0.0.1:' + server.address().port));
-    process.on('SIGTERM', () => server.close(() => process.exit(0)));
-  `;
-  return startProcess(['-e', source], {}, 'bare server');
-}
 
 /** User + system CPU time of a process so far, in microseconds (Linux /proc). */
 function cpuMicros(pid) {

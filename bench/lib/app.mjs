@@ -129,3 +129,18 @@ export const median = (values) => {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)];
 };
+
+/** A bare Node http server answering every request with the given bytes as JSON. */
+export function startBareServer(bodyFile) {
+  const source = `
+    const http = require('node:http');
+    const body = require('node:fs').readFileSync(${JSON.stringify(bodyFile)});
+    const server = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+      res.end(body);
+    });
+    server.listen(0, '127.0.0.1', () => console.log('running at http://127.0.0.1:' + server.address().port));
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  `;
+  return startProcess(['-e', source], {}, 'bare server');
+}

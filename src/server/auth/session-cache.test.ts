@@ -5,7 +5,7 @@ import { loadConfig } from '../config';
 import { openDatabase } from '../db';
 import type { UserRow } from '../db/schema';
 import type { Invalidation } from '../live/bus';
-import { createTestApp, type TestApp } from '../testing/app';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { createSessionCache } from './session-cache';
 import { hashToken } from './tokens';
@@ -95,6 +95,16 @@ describe.each(testDialects)('cached sessions end at once (%s)', (dialect) => {
   afterAll(async () => t.close());
 
   /** Removes the session row behind the app's back: only the cache can still answer for it. */
+  /** The user signed in a second time: a read of the task list in that session. */
+  const secondSession = async (user: TestUser) => {
+    const other = await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { username: user.user.username, password: user.password },
+    });
+    const headers = { 'user-session': other.json().sessionId as string };
+    return () => t.app.inject({ method: 'GET', url: '/api/tasks', headers });
+  };
   const dropRow = (sessionId: string) =>
     sql`delete from sessions where id_hash = ${hashToken(sessionId)}`.execute(t.ctx.db.kysely);
 
@@ -120,13 +130,7 @@ describe.each(testDialects)('cached sessions end at once (%s)', (dialect) => {
 
   it('ending a device session or all others ends them for reads at once', async () => {
     const user = await t.signUp();
-    const other = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { username: user.user.username, password: user.password },
-    });
-    const otherHeaders = { 'user-session': other.json().sessionId as string };
-    const read = () => t.app.inject({ method: 'GET', url: '/api/tasks', headers: otherHeaders });
+    const read = await secondSession(user);
     expect((await read()).statusCode).toBe(200);
     const devices = (await user.request('GET', '/api/auth/sessions')).json() as Array<{
       id: string;
@@ -140,13 +144,7 @@ describe.each(testDialects)('cached sessions end at once (%s)', (dialect) => {
 
   it('a password change ends the other sessions for reads at once', async () => {
     const user = await t.signUp();
-    const other = await t.app.inject({
-      method: 'POST',
-      url: '/api/auth/login',
-      payload: { username: user.user.username, password: user.password },
-    });
-    const otherHeaders = { 'user-session': other.json().sessionId as string };
-    const read = () => t.app.inject({ method: 'GET', url: '/api/tasks', headers: otherHeaders });
+    const read = await secondSession(user);
     expect((await read()).statusCode).toBe(200);
     const changed = await user.request('POST', '/api/auth/change-password', {
       currentPassword: user.password,
