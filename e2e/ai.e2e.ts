@@ -220,11 +220,20 @@ describeBrowser('AI agents and drafts in the browser', () => {
     await proposals.getByRole('button', { name: `${AI_RUN_COPY.apply}: ${dueLine}` }).click();
     await toast(AI_RUN_COPY.applied).filter({ hasText: dueLine }).waitFor();
     await proposals.getByText(dueLine).waitFor({ state: 'detached' });
+    // Focus moves on to the next proposal's Apply, so the list can be worked from the keyboard.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toMatch(/^Apply: Rename to/);
     const shown = await page.evaluate(() => new Date(2027, 7, 13).toLocaleDateString());
     await card(title).getByText(shown).waitFor();
     expect((await stored(task.id)).dueDate).toBe('2027-08-13');
 
-    await proposals.getByRole('button', { name: /^Dismiss: Rename to/ }).click();
+    // Dismissed from the keyboard: Tab from Apply to Dismiss, then Enter.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toMatch(
+      /^Dismiss: Rename to/,
+    );
+    await page.keyboard.press('Enter');
     await toast(AI_RUN_COPY.dismissed).waitFor();
     await proposals.getByText(/Rename to/).waitFor({ state: 'detached' });
     expect((await stored(task.id)).title).toBe(title);
