@@ -273,8 +273,14 @@ describeBrowser('tasks in the browser', () => {
 
   it('reorders by keyboard, and the order survives a reload', async () => {
     const { page, errors } = await session();
-    for (const title of ['Alpha', 'Bravo', 'Charlie']) await addTask(page, title);
+    for (const title of ['Alpha', 'Bravo', 'Charlie'])
+      await addTask(page, title, { notes: 'Kept out of the list' });
+    // The list asks for summaries: no notes or AI drafts on the wire (issue 15).
+    const listed = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/tasks');
     await reload(page);
+    const response = await listed;
+    expect(new URL(response.url()).searchParams.get('view')).toBe('summary');
+    expect(Object.keys(((await response.json()) as object[])[0]!)).not.toContain('notes');
     await card(page, 'Alpha').waitFor();
     expect(await cardTitles(page)).toEqual(['Charlie', 'Bravo', 'Alpha']);
 

@@ -193,6 +193,20 @@ export const taskListQuerySchema = z.object({
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 
+/**
+ * Issue 15: `view=summary` answers what a collapsed card shows, without the notes and the AI draft
+ * (an expanded card reads them from GET /api/tasks/{id}). Without it, the full tasks, as spec §7 says.
+ */
+export const TASK_VIEWS = ['full', 'summary'] as const;
+export const taskListRouteQuerySchema = taskListQuerySchema.extend({
+  view: optionalParam(z.enum(TASK_VIEWS, { error: `view must be one of ${TASK_VIEWS.join(', ')}` })),
+});
+export type TaskListRouteQuery = z.output<typeof taskListRouteQuerySchema>;
+
+/** A task in a summary list: everything but the notes and the AI draft. */
+export const taskSummarySchema = taskSchema.omit({ notes: true, aiDraft: true });
+export type TaskSummary = z.infer<typeof taskSummarySchema>;
+
 /** Whether a list query narrows the list (an empty or blank `q` does not). */
 export const isFiltered = (query: TaskListQuery): boolean =>
   Boolean(query.q?.trim()) ||

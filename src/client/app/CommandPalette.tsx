@@ -150,7 +150,7 @@ export function CommandPalette({ open }: { open: boolean }) {
       .map(({ task }) => task);
   }, [tasks, search]);
 
-  const jump = (task: Task) => () => {
+  const jump = (task: Pick<Task, 'id' | 'archived'>) => () => {
     // The card may be filtered out or on the other screen: the whole list shows it.
     if (!isCardShown(task.id)) {
       navigate('/');

@@ -18,9 +18,13 @@ export type NotesDraft = ReturnType<typeof useNotesDraft>;
  * the card rather than in the box, which unmounts when the card collapses. Until the person types, the
  * box follows the server, so a draft moved into notes elsewhere shows up.
  */
-export function useNotesDraft(task: Task, update: (updates: TaskUpdates) => Promise<Task>) {
+export function useNotesDraft(
+  /** The task in full; undefined until an expanded card has read it (the list has no notes). */
+  task: Pick<Task, 'notes'> | undefined,
+  update: (updates: TaskUpdates) => Promise<Task>,
+) {
   const [draft, setDraft] = useState<string | null>(null);
-  const value = draft ?? task.notes ?? '';
+  const value = draft ?? task?.notes ?? '';
   // Timers call save() after renders it did not see; it must read the latest draft and task.
   const latest = useRef({ draft, task });
   useLayoutEffect(() => {
@@ -31,7 +35,7 @@ export function useNotesDraft(task: Task, update: (updates: TaskUpdates) => Prom
   /** Saves typed notes that differ from the saved ones; a failure is only logged (spec §8). */
   const save = useCallback(() => {
     const { draft, task } = latest.current;
-    if (draft === null || draft === saving.current) return;
+    if (draft === null || draft === saving.current || !task) return;
     const notes = draft.trim() ? draft : null;
     if (notes === task.notes) {
       setDraft(null);

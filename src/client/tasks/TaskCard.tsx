@@ -3,15 +3,16 @@ import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide
 import { type CSSProperties, type KeyboardEvent, memo, useCallback, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
-import type { Task } from '../../common/tasks';
+import type { TaskSummary } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
 import { ChecklistPanel } from '../checklist/ChecklistPanel';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { shortcutFor } from '../lib/shortcuts';
 import { Button } from '../ui/button';
+import { Skeleton } from '../ui/skeleton';
 import { errorToast, successToast } from '../ui/toasts';
-import { useDeleteTask, useUpdateTask } from './api';
+import { useDeleteTask, useTaskDetails, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
 import { ADD_TASK_BUTTON_ID, focusAfterRemoval } from './card-focus';
 import { celebrate } from './confetti';
@@ -24,7 +25,7 @@ import { useCardCollapse } from './useCardCollapse';
 const addTaskButton = () => document.getElementById(ADD_TASK_BUTTON_ID);
 
 type TaskCardProps = {
-  task: Task;
+  task: TaskSummary;
   provided: DraggableProvided;
   isDragging: boolean;
   /** False while the list is filtered: no drag handle then (issue 13). */
@@ -59,7 +60,9 @@ export const TaskCard = memo(function TaskCard({
   const notesRef = useRef<HTMLTextAreaElement>(null);
   const { mutateAsync: update } = useUpdateTask(task.id);
   const remove = useDeleteTask(task.id);
-  const notes = useNotesDraft(task, update);
+  // The list has no notes or AI draft (issue 15): an expanded card reads the task in full.
+  const details = useTaskDetails(task.id, expanded).data;
+  const notes = useNotesDraft(details, update);
   const { save: saveNotes } = notes;
 
   // Spec §4: collapsing saves notes that were edited.
@@ -224,8 +227,17 @@ export const TaskCard = memo(function TaskCard({
       {expanded && (
         <div className="grid gap-4 border-t px-4 pt-4 pb-4 sm:pl-[4.75rem]">
           <ChecklistPanel taskId={task.id} />
-          <TaskAiPanel task={task} onMovedToNotes={() => rescueFocus(notesRef.current)} />
-          <NotesBox notes={notes} textareaRef={notesRef} />
+          {details ? (
+            <>
+              <TaskAiPanel task={details} onMovedToNotes={() => rescueFocus(notesRef.current)} />
+              <NotesBox notes={notes} textareaRef={notesRef} />
+            </>
+          ) : (
+            <div aria-hidden className="grid gap-3">
+              <Skeleton className="h-9 w-64" />
+              <Skeleton className="h-24" />
+            </div>
+          )}
         </div>
       )}
     </article>

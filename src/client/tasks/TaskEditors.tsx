@@ -1,6 +1,6 @@
 import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { COPY, ERRORS } from '../../common/spec';
-import type { Task } from '../../common/tasks';
+import type { Task, TaskSummary } from '../../common/tasks';
 import { cn } from '../lib/cn';
 import { Input } from '../ui/input';
 import { Textarea } from '../ui/textarea';
@@ -109,7 +109,7 @@ function InlineEditable({
 }
 
 type EditorProps = {
-  task: Task;
+  task: TaskSummary;
   update(updates: TaskUpdates): Promise<Task>;
   /** Completed tasks are struck through (spec §2). */
   done: boolean;

@@ -4,7 +4,7 @@ import { ListTodoIcon } from 'lucide-react';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
-import type { Task } from '../../common/tasks';
+import type { TaskSummary } from '../../common/tasks';
 import { errorToast } from '../ui/toasts';
 import { useActiveTasks, useReorderTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
@@ -29,7 +29,7 @@ const OVERSCAN = 6;
 const DRAG_REACH = 20;
 
 type RowProps = {
-  task: Task;
+  task: TaskSummary;
   index: number;
   top: number;
   reorderable: boolean;
@@ -65,7 +65,13 @@ const cardIdOf = (target: EventTarget | null): number | null => {
  * library moves the others with transforms as in a plain list.
  * Kept apart so a drag, which re-renders the droppable, does not re-render every row (library advice).
  */
-const TaskRows = memo(function TaskRows({ tasks, reorderable }: { tasks: Task[]; reorderable: boolean }) {
+const TaskRows = memo(function TaskRows({
+  tasks,
+  reorderable,
+}: {
+  tasks: TaskSummary[];
+  reorderable: boolean;
+}) {
   const containerRef = useRef<HTMLDivElement>(null);
   const [scrollMargin, setScrollMargin] = useState(0);
 

@@ -1,5 +1,5 @@
 import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon } from 'lucide-react';
-import type { Task } from '../../common/tasks';
+import type { TaskSummary } from '../../common/tasks';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { cn } from '../lib/cn';
 import { Badge } from '../ui/badge';
@@ -16,7 +16,7 @@ const URGENCY = {
  * active card an overdue or due-today date says so in words and with its own icon, not by colour
  * alone (issue 10); an archived task needs no alarm.
  */
-export function TaskMeta({ task, urgent = false }: { task: Task; urgent?: boolean }) {
+export function TaskMeta({ task, urgent = false }: { task: TaskSummary; urgent?: boolean }) {
   const urgency = urgent && task.dueDate ? dueUrgency(task.dueDate) : null;
   const cue = urgency ? URGENCY[urgency] : null;
   const Icon = cue?.icon ?? CalendarIcon;

@@ -12,6 +12,7 @@ import {
   type CreateTaskBody,
   TASKS_PATH,
   type Task,
+  type TaskSummary,
   taskMovePath,
   taskPath,
   type UpdateTaskBody,
@@ -27,7 +28,7 @@ export const taskKey = (id: number) => [taskPath(id)] as const;
 export type TaskUpdates = UpdateTaskBody;
 export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'>;
 
-export function isActive(task: Task): boolean {
+export function isActive(task: Pick<Task, 'completed' | 'archived'>): boolean {
   return !task.completed && !task.archived;
 }
 
@@ -41,18 +42,34 @@ const listKey = (path: string, filter: TaskFilter | undefined) => {
   return params ? ([path, params] as const) : ([path] as const);
 };
 
+/**
+ * The active list's tasks as summaries (issue 15: no notes, no AI draft; an expanded card reads
+ * those with useTaskDetails), under the same keys as the full list, so every write and live update
+ * that reaches the list reaches it.
+ */
+async function fetchSummaries({ queryKey, signal }: { queryKey: readonly unknown[]; signal: AbortSignal }) {
+  const [url, params] = queryKey as [string, Record<string, string> | undefined];
+  const query = new URLSearchParams({ ...params, view: 'summary' });
+  return (await (await apiRequest('GET', `${url}?${query}`, undefined, { signal })).json()) as TaskSummary[];
+}
+
 /** The active list: the server sends tasks by position; anything completed or archived is left out (spec §2). */
 export function useActiveTasks(filter?: TaskFilter) {
-  return useQuery<Task[], Error, Task[]>({
+  return useQuery<TaskSummary[], Error, TaskSummary[]>({
     queryKey: listKey(TASKS_PATH, filter),
+    queryFn: fetchSummaries,
     select: selectActive,
     // While the person types, the last answer stays on screen until the next arrives.
     placeholderData: keepPreviousData,
   });
 }
 
+/** One task in full, for an expanded card: its notes and AI draft are not in the list. */
+export const useTaskDetails = (id: number, enabled: boolean) =>
+  useQuery<Task>({ queryKey: taskKey(id), enabled });
+
 // Module-level so the selector keeps its identity and TanStack Query memoizes the result.
-function selectActive(tasks: Task[]): Task[] {
+function selectActive<T extends TaskSummary>(tasks: T[]): T[] {
   return tasks.filter(isActive);
 }
 
@@ -185,11 +202,11 @@ export function useReorderTasks() {
   const queryClient = useQueryClient();
   const { mutateAsync } = useMutation({ mutationFn: saveOrder });
   return useCallback(
-    async (ordered: Task[]) => {
+    async (ordered: TaskSummary[]) => {
       // A refetch landing after the optimistic write would put the old order back.
       void queryClient.cancelQueries({ queryKey: tasksKey });
-      const previous = queryClient.getQueryData<Task[]>(tasksKey);
-      queryClient.setQueryData<Task[]>(tasksKey, (tasks) =>
+      const previous = queryClient.getQueryData<TaskSummary[]>(tasksKey);
+      queryClient.setQueryData<TaskSummary[]>(tasksKey, (tasks) =>
         tasks ? [...ordered, ...tasks.filter((t) => !isActive(t))] : tasks,
       );
       try {

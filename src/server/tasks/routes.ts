@@ -16,8 +16,9 @@ import {
   reorderBodySchema,
   TASKS_PATH,
   type Task,
-  taskListQuerySchema,
+  taskListRouteQuerySchema,
   taskSchema,
+  taskSummarySchema,
   updateTaskBodySchema,
 } from '../../common/tasks';
 import { COMPRESS_THRESHOLD, preferredEncoding } from '../http/compression';
@@ -55,7 +56,7 @@ export async function tasksRoutes(
 
   // The lists come serialised (and often cached) from the service: Task[] as JSON bytes, which
   // Fastify sends as they are (a Buffer is never serialised); the schema describes them.
-  const taskList = { 200: z.array(taskSchema) };
+  const taskList = { 200: z.array(z.union([taskSchema, taskSummarySchema])) };
   const taskListBytes = (json: Buffer) => json as unknown as Task[];
   /**
    * The list in the encoding the client prefers, compressed once per cached list version rather
@@ -75,10 +76,10 @@ export async function tasksRoutes(
       schema: {
         summary: 'Your tasks',
         description:
-          'Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles` or `agentId`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside).',
+          "Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles` or `agentId`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside). The full tasks by default; with `view=summary`, without `notes` and `aiDraft` (what the app's list shows: a 10,000-task list stays small; `GET /api/tasks/{id}` has the rest).",
         tags: ['Tasks'],
         operationId: 'listTasks',
-        querystring: taskListQuerySchema,
+        querystring: taskListRouteQuerySchema,
         response: taskList,
       },
     },
@@ -92,10 +93,11 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Your archived tasks',
-        description: 'Most recently archived first; filtered like the active list.',
+        description:
+          'Most recently archived first; filtered like the active list, and `view=summary` likewise.',
         tags: ['Tasks'],
         operationId: 'listArchivedTasks',
-        querystring: taskListQuerySchema,
+        querystring: taskListRouteQuerySchema,
         response: taskList,
       },
     },

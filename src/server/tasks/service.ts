@@ -7,7 +7,7 @@ import {
   TASK_MESSAGES,
   TASKS_PATH,
   type Task,
-  type TaskListQuery,
+  type TaskListRouteQuery,
   taskPath,
   type UpdateTaskInput,
 } from '../../common/tasks';
@@ -56,18 +56,34 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
 
   const lists = createListCache(LIST_CACHE_BYTES, LIST_CACHE_ENTRY_BYTES);
   /** The version is read before the rows, so a cached list is never older than its version says. */
+  /** The rows as the list's JSON: full tasks, or (`view=summary`) without notes and AI draft. */
+  const serialise = (rows: TaskRow[], view: TaskListRouteQuery['view']) =>
+    Buffer.from(
+      JSON.stringify(
+        view === 'summary'
+          ? rows.map((row) => {
+              const { notes: _notes, aiDraft: _draft, ...summary } = toTask(row);
+              return summary;
+            })
+          : rows.map(toTask),
+      ),
+    );
   const cachedList = async (
     key: string,
     userId: number,
+    view: TaskListRouteQuery['view'],
     read: (userId: number) => Promise<TaskRow[]>,
   ): Promise<ListBody> => {
     const version = await tasks.version(userId);
-    const cached = lists.get(key, version);
+    const cached = lists.get(`${key}:${view ?? 'full'}`, version);
     if (cached) return cached;
-    return lists.set(key, version, Buffer.from(JSON.stringify((await read(userId)).map(toTask))));
+    return lists.set(`${key}:${view ?? 'full'}`, version, serialise(await read(userId), view));
   };
-  const filteredList = async (userId: number, archived: boolean, query: TaskListQuery): Promise<ListBody> =>
-    listBody(Buffer.from(JSON.stringify((await tasks.listFiltered(userId, archived, query)).map(toTask))));
+  const filteredList = async (
+    userId: number,
+    archived: boolean,
+    query: TaskListRouteQuery,
+  ): Promise<ListBody> => listBody(serialise(await tasks.listFiltered(userId, archived, query), query.view));
 
   return {
     /**
@@ -75,16 +91,16 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
      * archived, in list order. The whole list is cached by version; a filtered one is read anew each
      * time, so it is never stale.
      */
-    activeList: async (userId: number, query: TaskListQuery = {}): Promise<ListBody> =>
+    activeList: async (userId: number, query: TaskListRouteQuery = {}): Promise<ListBody> =>
       isFiltered(query)
         ? filteredList(userId, false, query)
-        : cachedList(`${userId}:active`, userId, tasks.listActive),
+        : cachedList(`${userId}:active`, userId, query.view, tasks.listActive),
 
     /** GET /api/tasks/archived likewise: most recently archived first. */
-    archivedList: async (userId: number, query: TaskListQuery = {}): Promise<ListBody> =>
+    archivedList: async (userId: number, query: TaskListRouteQuery = {}): Promise<ListBody> =>
       isFiltered(query)
         ? filteredList(userId, true, query)
-        : cachedList(`${userId}:archived`, userId, tasks.listArchived),
+        : cachedList(`${userId}:archived`, userId, query.view, tasks.listArchived),
 
     async get(userId: number, id: number): Promise<Task> {
       const row = await tasks.find(userId, id);

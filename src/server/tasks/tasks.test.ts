@@ -526,6 +526,26 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
     });
   });
 
+  describe('summary view', () => {
+    it('leaves out notes and the AI draft with view=summary, filtered or not; the full tasks by default', async () => {
+      const task = await create(alice, { title: 'Write the report' });
+      await alice.request('PATCH', `/api/tasks/${task.id}`, { notes: 'Long notes', aiDraft: 'A draft' });
+      const full = (await alice.request('GET', '/api/tasks')).json() as Task[];
+      expect(full[0]).toMatchObject({ notes: 'Long notes', aiDraft: 'A draft' });
+      for (const url of ['/api/tasks?view=summary', '/api/tasks?view=summary&q=report']) {
+        const [summary] = (await alice.request('GET', url)).json() as Array<Record<string, unknown>>;
+        expect(summary, url).toMatchObject({ id: task.id, title: 'Write the report', aiAssisted: false });
+        expect(Object.keys(summary!), url).not.toContain('notes');
+        expect(Object.keys(summary!), url).not.toContain('aiDraft');
+      }
+      // The full list is not served from the summary's cache, nor the other way round.
+      expect(((await alice.request('GET', '/api/tasks')).json() as Task[])[0]!.notes).toBe('Long notes');
+      const bad = await alice.request('GET', '/api/tasks?view=tiny');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().message).toMatch(/^view must be one of/);
+    });
+  });
+
   describe('move', () => {
     const ids = async (user: TestUser) =>
       ((await user.request('GET', '/api/tasks')).json() as Task[]).map((x) => x.id);
