@@ -10,15 +10,18 @@
 //
 // BENCH_DIST: the build to run (default dist). BENCH_FILE_MB: file size (default 200).
 // BENCH_RUNS: runs of the measures, medians are shown (default 5).
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { startProcess } from './lib/app.mjs';
 
 const DIST = path.resolve(process.env.BENCH_DIST ?? 'dist');
+/** Each child listens on a free port of the loopback interface. */
+const FREE_PORT = { PORT: '0', HOST: '127.0.0.1' };
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 200);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const ADMIN = { username: 'bench', password: 'bench-password' };
@@ -76,8 +79,8 @@ try {
   bare = await startBareServer(source, path.join(work, 'bare-upload.bin'));
   s3 = await startProcess(
     ['--input-type=module', '-e', S3_SERVER],
-    { S3_DIR: path.join(work, 's3') },
-    process.cwd(),
+    { ...FREE_PORT, S3_DIR: path.join(work, 's3') },
+    's3rver',
   );
   s3Server = await startServer(path.join(work, 'data-s3'), {
     S3_BUCKET: 'bench',
@@ -257,59 +260,27 @@ function memory(pid) {
 }
 
 function startServer(dataDir, env = {}) {
-  return startProcess([main], {
-    DATA_DIR: dataDir,
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-    MAX_UPLOAD_BYTES: String(2 * FILE_MB * MB),
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  return startProcess(
+    [main],
+    {
+      ...FREE_PORT,
+      DATA_DIR: dataDir,
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      MAX_UPLOAD_BYTES: String(2 * FILE_MB * MB),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    'Tasklane',
+  );
 }
 
 function startBareServer(file, uploadTarget) {
-  return startProcess(['--input-type=module', '-e', BARE_SERVER], {
-    BARE_FILE: file,
-    BARE_UPLOAD: uploadTarget,
-  });
-}
-
-/** Starts a child on a free port; resolves once it prints "running at <url>". */
-function startProcess(args, env, cwd = undefined) {
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd,
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
-    child.stdout.on('data', () => {
-      const match = output.match(/running at (http:\/\/\S+)/);
-      if (!match) return;
-      clearTimeout(timer);
-      resolve({
-        url: match[1],
-        pid: child.pid,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output}`));
-    });
-  });
+  return startProcess(
+    ['--input-type=module', '-e', BARE_SERVER],
+    { ...FREE_PORT, BARE_FILE: file, BARE_UPLOAD: uploadTarget },
+    'bare server',
+  );
 }
 
 async function signIn(url) {
