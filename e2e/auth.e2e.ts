@@ -57,8 +57,12 @@ describeBrowser('signing in, out and back', () => {
 
     await page.getByLabel('Password').fill(ADMIN.password);
     await page.getByRole('button', { name: COPY.signIn }).click();
-    await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
-    await toast(page, TOASTS.welcomeBack).waitFor();
+    // Watched for together: on a busy machine the main screen can take longer to appear than the
+    // welcome toast stays.
+    await Promise.all([
+      page.getByRole('heading', { name: 'Your Tasks' }).waitFor(),
+      toast(page, TOASTS.welcomeBack).waitFor(),
+    ]);
     expect(await page.evaluate(() => localStorage.getItem('sessionId'))).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await page.evaluate(() => localStorage.getItem('isAuthenticated'))).toBe('true');
     await expect(menu(page).textContent()).resolves.toContain(`${ADMIN.username} ${COPY.adminSuffix}`);

@@ -90,8 +90,11 @@ describeBrowser('passkeys', () => {
     await expectAccessible(page, 'login screen with the passkey button');
     await screenshot(page, 'passkeys-login-light');
     await button.click();
-    await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
-    await toast(page, TOASTS.welcomeBack).waitFor();
+    // Together: the welcome toast may be gone before a busy machine shows the main screen.
+    await Promise.all([
+      page.getByRole('heading', { name: 'Your Tasks' }).waitFor(),
+      toast(page, TOASTS.welcomeBack).waitFor(),
+    ]);
     await expect(menu(page).textContent()).resolves.toContain(ADMIN.username);
     expect(await page.evaluate(() => localStorage.getItem('sessionId'))).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
