@@ -169,12 +169,14 @@ export function describeAccessibility(viewport: Viewport) {
               : route.fallback(),
           );
           await fragile.getByRole('checkbox', { name: 'Mark as complete' }).click();
-          await page
-            .getByRole('region', { name: /Notifications/ })
-            .getByText(ERRORS.updateStatus, { exact: true })
-            .waitFor();
+          const notifications = page.getByRole('region', { name: /Notifications/ });
+          const errorToast = notifications.getByText(ERRORS.updateStatus, { exact: true });
+          await errorToast.waitFor();
           await audit(check, 'toast-error');
           await page.unroute(taskCalls);
+          // Closed now, not left to time out: its fade-out could overlap a later audit and read as low contrast.
+          await notifications.getByRole('button', { name: 'Close' }).click();
+          await errorToast.waitFor({ state: 'detached' });
 
           const card = page.getByRole('article', { name: 'Write the launch post' });
           await card.getByRole('button', { name: 'Expand task' }).click();
