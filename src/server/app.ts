@@ -149,7 +149,7 @@ export async function buildApp(
       outboxDir: path.join(config.dataDir, 'outbox'),
       logger,
     });
-  const fileStore = createFileStore(config);
+  const fileStore = await createFileStore(config);
   const rateLimiter = createRateLimiter(db);
   const twoFactor = createTwoFactorService({
     db: kysely,

@@ -33,7 +33,7 @@ async function run(command: Command, file: string): Promise<string> {
   const config = loadConfig();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const store = createFileStore(config);
+    const store = await createFileStore(config);
     await store.check();
     const ai = { secret: config.ai.secret, dataDir: config.dataDir };
     if (command === 'export') {

@@ -1,6 +1,10 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { HttpError } from '../http/errors';
+import { onFirstUse } from '../on-first-use';
 import { BlockedAddressError, createGuardedFetch, URL_GUARD_MESSAGES } from './url-guard';
+
+/** The SDK, loaded at the first run (decision 027). */
+const openAiSdk = onFirstUse(() => import('openai'));
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -84,7 +88,8 @@ export async function runChat({
   signal,
   onDelta,
 }: RunOptions): Promise<ChatResult> {
-  const client = new OpenAI({
+  const sdk = await openAiSdk();
+  const client = new sdk.OpenAI({
     apiKey: provider.apiKey,
     baseURL: provider.baseUrl,
     // Explicit nulls: the SDK would otherwise pick these up from the server's environment and send
@@ -162,7 +167,7 @@ export async function runChat({
       answer = await call(tools.length > 0);
     } catch (error) {
       // Ollama, for one, answers 400 to tools a model cannot use: the run goes on as a plain draft.
-      if (!(tools.length > 0 && error instanceof OpenAI.APIError && error.status === 400)) throw error;
+      if (!(tools.length > 0 && error instanceof sdk.APIError && error.status === 400)) throw error;
       answer = await call(false);
     }
     if (signal?.aborted) throw new AiCancelledError();
@@ -172,17 +177,22 @@ export async function runChat({
     }
     return { text: answer.text, toolCalls: answer.toolCalls, usage };
   } catch (error) {
-    throw toAiError(error, signal, deadline);
+    throw toAiError(sdk, error, signal, deadline);
   }
 }
 
-function toAiError(error: unknown, signal: AbortSignal | undefined, deadline: AbortSignal): Error {
+function toAiError(
+  sdk: typeof import('openai'),
+  error: unknown,
+  signal: AbortSignal | undefined,
+  deadline: AbortSignal,
+): Error {
   if (error instanceof HttpError) return error;
   if (signal?.aborted) return new AiCancelledError();
-  if (deadline.aborted || error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (deadline.aborted || error instanceof sdk.APIConnectionTimeoutError) {
     return failure(AI_MESSAGES.timeout, error);
   }
-  if (error instanceof OpenAI.APIError && typeof error.status === 'number') {
+  if (error instanceof sdk.APIError && typeof error.status === 'number') {
     return failure(AI_MESSAGES.providerError(error.status), error);
   }
   if (blockedAddress(error)) return failure(URL_GUARD_MESSAGES.private, error);

@@ -1,10 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
-import * as client from 'openid-client';
+import type * as OpenId from 'openid-client';
+import { onFirstUse } from '../on-first-use';
 
 /** What single sign-on asks the provider for (the README's provider setup names the same). */
 export const OIDC_SCOPES = 'openid email profile';
 /** Each call to the provider (discovery, token, userinfo) gives up after this long. */
 const PROVIDER_TIMEOUT_SECONDS = 10;
+/** The library, loaded when single sign-on is configured and first used (decision 027). */
+const openIdClient = onFirstUse(() => import('openid-client'));
 
 export interface OidcClientOptions {
   issuer: string;
@@ -18,7 +21,7 @@ export interface OidcClientOptions {
    * CAs and NODE_EXTRA_CA_CERTS. Tests pass one that trusts their own throw-away CA
    * (src/server/testing/oidc-provider.ts); it is never read from the configuration.
    */
-  fetch?: client.CustomFetch;
+  fetch?: OpenId.CustomFetch;
 }
 
 /** What the browser must bring back for the answer to be accepted (sealed in its flow cookie). */
@@ -51,9 +54,10 @@ const text = (value: unknown): string | null =>
  * kept, so the next sign-in tries again (a provider that was down at start-up never stops the server).
  */
 export function createOidcClient(options: OidcClientOptions) {
-  let configuration: Promise<client.Configuration> | undefined;
+  let configuration: Promise<OpenId.Configuration> | undefined;
 
-  async function discover(): Promise<client.Configuration> {
+  async function discover(): Promise<OpenId.Configuration> {
+    const client = await openIdClient();
     const discovered = await client.discovery(
       new URL(options.issuer),
       options.clientId,
@@ -81,7 +85,7 @@ export function createOidcClient(options: OidcClientOptions) {
     return config;
   }
 
-  function configured(): Promise<client.Configuration> {
+  function configured(): Promise<OpenId.Configuration> {
     configuration ??= discover().catch((error: unknown) => {
       configuration = undefined;
       options.logger.warn(
@@ -101,7 +105,7 @@ export function createOidcClient(options: OidcClientOptions) {
 
     /** Where to send the browser, and what it must bring back. */
     async begin(): Promise<{ url: string; flow: OidcFlow }> {
-      const config = await configured();
+      const [config, client] = await Promise.all([configured(), openIdClient()]);
       const flow: OidcFlow = {
         state: client.randomState(),
         nonce: client.randomNonce(),
@@ -125,7 +129,7 @@ export function createOidcClient(options: OidcClientOptions) {
      * providers put `email` only there). Throws on a wrong state, a reused code, a bad token...
      */
     async finish(callbackUrl: URL, flow: OidcFlow): Promise<OidcPerson> {
-      const config = await configured();
+      const [config, client] = await Promise.all([configured(), openIdClient()]);
       const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: flow.codeVerifier,
         expectedState: flow.state,

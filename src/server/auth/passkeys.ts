@@ -1,10 +1,8 @@
 import crypto from 'node:crypto';
 import net from 'node:net';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
@@ -14,10 +12,15 @@ import { APP_NAME } from '../../common/spec';
 import type { PasskeyRow, UserRow } from '../db/schema';
 import { toBool, toIso, toIsoOrNull, toNumber } from '../db/values';
 import { badRequest, conflict, forbidden, HttpError, notFound } from '../http/errors';
+import { onFirstUse } from '../on-first-use';
 import type { PasskeyRepository } from './passkeys-repository';
 import { AUTH_MESSAGES } from './service';
 import type { SessionDevice, SessionStore } from './sessions';
 import { hashToken } from './tokens';
+
+/** The WebAuthn library, loaded at the first passkey request (decision 027). */
+const webAuthn = onFirstUse(() => import('@simplewebauthn/server'));
+
 import { toPublicUser } from './users';
 
 /** The relying party passkeys are made for: APP_URL's host name and origin. */
@@ -127,6 +130,7 @@ export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServ
       // One handle per person, so an authenticator keeps one passkey per account and site.
       const userHandle = existing[0]?.user_handle ?? crypto.randomBytes(32).toString('base64url');
       const challenge = await newChallenge('registration', user.id, userHandle);
+      const { generateRegistrationOptions } = await webAuthn();
       return generateRegistrationOptions({
         rpName: APP_NAME,
         rpID,
@@ -152,8 +156,9 @@ export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServ
         : undefined;
       if (!challenge || !claimed?.userHandle) throw badRequest(PASSKEY_MESSAGES.registrationChallengeInvalid);
       let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+      const { verifyRegistrationResponse: verify } = await webAuthn();
       try {
-        verification = await verifyRegistrationResponse({
+        verification = await verify({
           response,
           expectedChallenge: challenge,
           expectedOrigin: origin,
@@ -194,6 +199,7 @@ export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServ
     async authenticationOptions() {
       const { id: rpID } = relyingParty();
       const challenge = await newChallenge('authentication', null, null);
+      const { generateAuthenticationOptions } = await webAuthn();
       return generateAuthenticationOptions({
         rpID,
         challenge,
@@ -228,8 +234,9 @@ export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServ
         throw signInFailed(PASSKEY_MESSAGES.signInNotVerified);
       }
       let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+      const { verifyAuthenticationResponse: verify } = await webAuthn();
       try {
-        verification = await verifyAuthenticationResponse({
+        verification = await verify({
           response,
           expectedChallenge: challenge,
           expectedOrigin: origin,

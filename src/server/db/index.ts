@@ -14,7 +14,8 @@ import {
   sql,
   type TableMetadata,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { onFirstUse } from '../on-first-use';
 import { type DialectName, migrationProvider } from './migrations';
 import type { Database } from './schema';
 
@@ -33,8 +34,13 @@ export interface Db {
 
 export class DataDirLockedError extends Error {}
 
-// bigint (count(*), file sizes) as a JS number: our values stay far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+/** The PostgreSQL driver, loaded only when DATABASE_URL is set. */
+export const loadPg = onFirstUse(async () => {
+  const { default: driver } = await import('pg');
+  // bigint (count(*), file sizes) as a JS number: our values stay far below 2^53.
+  driver.types.setTypeParser(driver.types.builtins.INT8, (v) => Number(v));
+  return driver;
+});
 
 export interface DbOptions {
   databaseUrl?: string;
@@ -43,7 +49,7 @@ export interface DbOptions {
 }
 
 export async function openDatabase(options: DbOptions): Promise<Db> {
-  const db = options.databaseUrl ? openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
+  const db = options.databaseUrl ? await openPostgres(options.databaseUrl) : openSqlite(options.dataDir);
   try {
     await migrate(db);
   } catch (error) {
@@ -87,7 +93,8 @@ export class SchemaScopedPostgresDialect extends PostgresDialect {
   }
 }
 
-function openPostgres(url: string): Db {
+async function openPostgres(url: string): Promise<Db> {
+  const pg = await loadPg();
   // While the database is away, a request waits at most 5 s for a connection, then answers 503.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   // A client losing its connection must not crash the process: the pool handles idle ones (and

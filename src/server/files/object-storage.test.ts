@@ -251,19 +251,19 @@ describe('the S3 start-up check', () => {
   });
 
   it('passes on a reachable, writable bucket and leaves nothing behind', async () => {
-    await createS3FileStore(settings()).check();
+    await (await createS3FileStore(settings())).check();
     expect(await s3.keys()).toEqual([]);
   });
 
   it('names S3_BUCKET when the bucket does not exist', async () => {
-    await expect(createS3FileStore({ ...settings(), bucket: 'no-such-bucket' }).check()).rejects.toThrow(
-      /^Invalid configuration: S3_BUCKET="no-such-bucket" does not exist/,
-    );
+    await expect(
+      (await createS3FileStore({ ...settings(), bucket: 'no-such-bucket' })).check(),
+    ).rejects.toThrow(/^Invalid configuration: S3_BUCKET="no-such-bucket" does not exist/);
   });
 
   it('names the key settings when the credentials are refused', async () => {
     await expect(
-      createS3FileStore({ ...settings(), accessKeyId: 'WRONG', secretAccessKey: 'WRONG' }).check(),
+      (await createS3FileStore({ ...settings(), accessKeyId: 'WRONG', secretAccessKey: 'WRONG' })).check(),
     ).rejects.toThrow(/^Invalid configuration: S3_ACCESS_KEY_ID\/S3_SECRET_ACCESS_KEY were refused/);
   });
 
@@ -273,7 +273,7 @@ describe('the S3 start-up check', () => {
     const { port } = closed.address() as AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     await expect(
-      createS3FileStore({ ...settings(), endpoint: `http://127.0.0.1:${port}` }).check(),
+      (await createS3FileStore({ ...settings(), endpoint: `http://127.0.0.1:${port}` })).check(),
     ).rejects.toThrow(/^Invalid configuration: S3_ENDPOINT="http:\/\/127\.0\.0\.1:\d+" cannot be reached/);
   });
 });

@@ -1,17 +1,5 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { type ByteRange, byteCounter, type FileStore, FileTooLargeError } from './store';
 
 export interface S3Settings {
@@ -40,7 +28,22 @@ const QUEUE_SIZE = 2;
  * multipart Upload with the size counted on the way; a failed or oversized upload is aborted, so no
  * object appears. Keys are generated, under the configured prefix.
  */
-export function createS3FileStore(settings: S3Settings): FileStore & { check(): Promise<void> } {
+export async function createS3FileStore(settings: S3Settings): Promise<FileStore> {
+  // Loaded here, so installations on local disk never load the SDK (decision 027).
+  const [
+    {
+      AbortMultipartUploadCommand,
+      DeleteObjectCommand,
+      GetObjectCommand,
+      HeadBucketCommand,
+      ListMultipartUploadsCommand,
+      ListObjectsV2Command,
+      PutObjectCommand,
+      S3Client,
+      S3ServiceException,
+    },
+    { Upload },
+  ] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
   const client = new S3Client({
     region: settings.region,
     forcePathStyle: settings.forcePathStyle,

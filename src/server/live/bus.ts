@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
-import pg from 'pg';
-import type { Db } from '../db';
+import type pg from 'pg';
+import { type Db, loadPg } from '../db';
 
 export interface LiveSubscriber {
   /** The user's data behind these query keys changed. */
@@ -167,7 +167,8 @@ function createPgTransport(
 
   const listen = async (): Promise<pg.Client> => {
     const name = await channelName();
-    const client = new pg.Client(pool.options);
+    const { Client } = await loadPg();
+    const client = new Client(pool.options);
     let lost = false;
     const onLost = (error?: Error) => {
       if (lost || closed) return;

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { onFirstUse } from '../on-first-use';
 
 export interface MailMessage {
   to: string;
@@ -30,19 +31,21 @@ export interface MailerOptions {
  */
 export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions): Mailer {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl);
+    const transport = transportOnFirstUse((nodemailer) => nodemailer.createTransport(smtpUrl));
     return {
       async send(message) {
-        await transport.sendMail({ from, ...message });
+        await (await transport.get()).sendMail({ from, ...message });
         logger.info({ to: message.to, subject: message.subject }, 'mail sent');
       },
-      close: () => transport.close(),
+      close: transport.close,
     };
   }
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transport = transportOnFirstUse((nodemailer) =>
+    nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }),
+  );
   return {
     async send(message) {
-      const info = await transport.sendMail({ from, ...message });
+      const info = await (await transport.get()).sendMail({ from, ...message });
       await fs.mkdir(outboxDir, { recursive: true });
       const file = path.join(outboxDir, `${Date.now()}-${crypto.randomBytes(4).toString('hex')}.eml`);
       await fs.writeFile(file, info.message as Buffer, { mode: 0o600 });
@@ -51,6 +54,19 @@ export function createMailer({ smtpUrl, from, outboxDir, logger }: MailerOptions
         'mail written to outbox (SMTP_URL unset)',
       );
     },
-    close: () => transport.close(),
+    close: transport.close,
+  };
+}
+
+/** nodemailer and its transport, made at the first message (decision 027). */
+function transportOnFirstUse<T extends Transporter>(create: (nodemailer: typeof import('nodemailer')) => T) {
+  const transport = onFirstUse(async () => create(await import('nodemailer')));
+  let created: T | undefined;
+  return {
+    get: async () => {
+      created = await transport();
+      return created;
+    },
+    close: () => created?.close(),
   };
 }

@@ -1,7 +1,7 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../http/errors';
 import { BEARER_MESSAGES, type BearerTokenResolver, bearerToken, currentUser } from '../http/session';
+import { onFirstUse } from '../on-first-use';
 import { createMcpServer, type McpToolDeps } from './tools';
 
 /** The MCP endpoint (decision 021): Streamable HTTP, stateless, one personal API token per caller. */
@@ -12,6 +12,9 @@ export const MCP_AUTH_MESSAGES = {
     'Send a personal API token as "Authorization: Bearer <token>" (create one in Security → API tokens).',
   invalid: BEARER_MESSAGES.invalid,
 } as const;
+
+/** The SDK's transport, loaded at the first MCP request (decision 027). */
+const transportSdk = onFirstUse(() => import('@modelcontextprotocol/sdk/server/streamableHttp.js'));
 
 /** RFC 6750: the scheme first, then what went wrong, if anything. */
 const challenge = (error?: 'invalid_token') => `Bearer realm="Tasklane"${error ? `, error="${error}"` : ''}`;
@@ -43,7 +46,10 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
   }
 
   app.post(MCP_PATH, { onRequest: authenticate }, async (request, reply) => {
-    const server = createMcpServer(currentUser(request).id, toolDeps);
+    const [server, { StreamableHTTPServerTransport }] = await Promise.all([
+      createMcpServer(currentUser(request).id, toolDeps),
+      transportSdk(),
+    ]);
     // Stateless: no session id, so any instance behind the load balancer can answer any request.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

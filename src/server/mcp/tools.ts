@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import {
 } from '../../common/tasks';
 import { type AgentRepository, toAgent } from '../agents/repository';
 import { DATABASE_UNAVAILABLE, HttpError, isDatabaseUnavailable } from '../http/errors';
+import { onFirstUse } from '../on-first-use';
 import type { ChecklistService } from '../tasks/checklist';
 import type { TaskService } from '../tasks/service';
 
@@ -132,11 +133,15 @@ const failure = (message: string): CallToolResult => ({
   isError: true,
 });
 
+/** The SDK's server, loaded at the first MCP request (decision 027). */
+const mcpServerSdk = onFirstUse(() => import('@modelcontextprotocol/sdk/server/mcp.js'));
+
 /** One MCP server for one caller: stateless, made anew for each request (routes.ts). */
-export function createMcpServer(
+export async function createMcpServer(
   userId: number,
   { tasks, checklists, agents, logger }: McpToolDeps,
-): McpServer {
+): Promise<McpServer> {
+  const { McpServer } = await mcpServerSdk();
   const server = new McpServer(
     { name: 'tasklane', title: 'Tasklane', version },
     {

@@ -1,10 +1,11 @@
-import * as chrono from 'chrono-node';
+import type * as ChronoModule from 'chrono-node';
 import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { agentBodySchema } from '../../common/agents';
 import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
 import { CSV_COLUMNS, type ImportError } from '../../common/data';
 import { updateTaskBodySchema } from '../../common/tasks';
+import { onFirstUse } from '../on-first-use';
 import type { NewTaskWithChecklist } from '../tasks/bulk';
 
 /** A task read from a file; `agentRef` is the id its agent had in the file (JSON only). */
@@ -69,7 +70,11 @@ function checkTask(
 const isoDateTime = z.iso.datetime({ offset: true, error: 'createdAt must be an ISO 8601 date and time' });
 
 /** Reads an upload: Tasklane's JSON or CSV, or Todoist's CSV export. */
-export function parseImportFile(bytes: Buffer, today = new Date()): ParsedFile {
+type Chrono = typeof ChronoModule;
+/** The date parser, loaded at the first Todoist import (decision 027). */
+const loadChrono = onFirstUse(() => import('chrono-node'));
+
+export async function parseImportFile(bytes: Buffer, today = new Date()): Promise<ParsedFile> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -234,10 +239,10 @@ function readCsv(body: string): { header: string[]; records: CsvRecord[] } {
   return { header, records };
 }
 
-function parseCsvFile(body: string, today: Date): ParsedFile {
+async function parseCsvFile(body: string, today: Date): Promise<ParsedFile> {
   const { header, records } = readCsv(body);
   const names = new Set(header.map((name) => name.toLowerCase()));
-  if (names.has('type') && names.has('content')) return todoist(records, today);
+  if (names.has('type') && names.has('content')) return todoist(records, today, await loadChrono());
   if (names.has('title')) return tasklaneCsv(records);
   throw new UnreadableFileError(
     1,
@@ -301,15 +306,11 @@ function tasklaneCsv(records: CsvRecord[]): ParsedFile {
 const calendarDate = (date: Date) =>
   `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
 
-const CHRONO_LOCALES = chrono as unknown as Record<
-  string,
-  { parseDate?: typeof chrono.parseDate } | undefined
->;
-
 /** Todoist's DATE in its DATE_LANG, read forward from today; unreadable ('every day', '') is no date. */
-function todoistDate(text: string, lang: string, today: Date): string | null {
+function todoistDate(text: string, lang: string, today: Date, chrono: Chrono): string | null {
   if (!text.trim()) return null;
-  const locale = CHRONO_LOCALES[lang.trim().toLowerCase()];
+  const locales = chrono as unknown as Record<string, { parseDate?: Chrono['parseDate'] } | undefined>;
+  const locale = locales[lang.trim().toLowerCase()];
   const parseDate = locale?.parseDate ?? chrono.parseDate;
   const date = parseDate.call(locale ?? chrono, text, today, { forwardDate: true });
   return date ? calendarDate(date) : null;
@@ -319,7 +320,7 @@ function todoistDate(text: string, lang: string, today: Date): string | null {
  * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
  * task above; sections and notes are skipped (counted, not listed as errors).
  */
-function todoist(records: CsvRecord[], today: Date): ParsedFile {
+function todoist(records: CsvRecord[], today: Date, chrono: Chrono): ParsedFile {
   const tasks: ParsedTask[] = [];
   const errors: ImportError[] = [];
   let skipped = 0;
@@ -361,7 +362,7 @@ function todoist(records: CsvRecord[], today: Date): ParsedFile {
     const checked = checkTask({
       title: content,
       description: field(record, 'DESCRIPTION'),
-      dueDate: todoistDate(field(record, 'DATE'), field(record, 'DATE_LANG'), today),
+      dueDate: todoistDate(field(record, 'DATE'), field(record, 'DATE_LANG'), today, chrono),
     });
     if ('error' in checked) {
       skip(checked.error);

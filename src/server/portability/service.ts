@@ -79,7 +79,7 @@ export function createDataService({ db, live }: DataServiceDeps) {
      * tasks on top of the list in the file's order, with its agents, in one transaction.
      */
     async import(userId: number, file: Buffer, dryRun: boolean): Promise<ImportResult> {
-      const parsed = parseImportFile(file);
+      const parsed = await parseImportFile(file);
       const result = {
         imported: parsed.tasks.length,
         skipped: parsed.skipped,

@@ -513,10 +513,10 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     sourceInstance = {
       db: source.db,
       dataDir: source.dataDir,
-      store: createFileStore(loadConfig({ DATA_DIR: source.dataDir })),
+      store: await createFileStore(loadConfig({ DATA_DIR: source.dataDir })),
     };
     const targetConfig = loadConfig({ DATA_DIR: target.dataDir, ...s3.env });
-    targetInstance = { db: target.db, dataDir: target.dataDir, store: createFileStore(targetConfig) };
+    targetInstance = { db: target.db, dataDir: target.dataDir, store: await createFileStore(targetConfig) };
   });
   afterEach(async () => {
     await source.destroy();
@@ -810,7 +810,7 @@ describe.each(testDialects)('npm run cli into %s', (dialect) => {
   async function prepare(): Promise<{ sourceDir: string; targetEnv: Record<string, string> }> {
     const sourceDir = path.join(work, 'source');
     const db = await openDatabase({ dataDir: sourceDir });
-    await seed({ db, dataDir: sourceDir, store: createFileStore(loadConfig({ DATA_DIR: sourceDir })) });
+    await seed({ db, dataDir: sourceDir, store: await createFileStore(loadConfig({ DATA_DIR: sourceDir })) });
     await db.close();
     const targetDir = path.join(work, 'target');
     if (dialect === 'sqlite') return { sourceDir, targetEnv: { DATA_DIR: targetDir } };
