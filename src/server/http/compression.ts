@@ -20,6 +20,9 @@ const COMPRESSIBLE = /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|(?:\+|\/)text
 export async function registerCompression(app: FastifyInstance): Promise<void> {
   await app.register(compress, {
     global: true,
+    // Request bodies come as they are: no client of ours compresses them, and the hook that would
+    // look for it runs on every request.
+    globalDecompression: false,
     encodings: ['br', 'gzip'],
     threshold: COMPRESS_THRESHOLD,
     customTypes: COMPRESSIBLE,

@@ -73,6 +73,8 @@ export async function tasksRoutes(
     TASKS_PATH,
     {
       onRequest: requireUser,
+      // sendList compresses the list itself, once per version: @fastify/compress's hook stays off.
+      compress: false,
       schema: {
         summary: 'Your tasks',
         description:
@@ -91,6 +93,7 @@ export async function tasksRoutes(
     ARCHIVED_TASKS_PATH,
     {
       onRequest: requireUser,
+      compress: false,
       schema: {
         summary: 'Your archived tasks',
         description:
