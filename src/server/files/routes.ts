@@ -26,7 +26,7 @@ import {
   servedContentType,
   UPLOAD_LIMITS,
 } from './service';
-import type { FileStore } from './store';
+import { type FileStore, UPLOAD_BUFFER_BYTES } from './store';
 
 /** What the files feature is given by the app. */
 export interface FileFeatureDeps {
@@ -49,6 +49,7 @@ export async function fileRoutes(
       // One byte over the limit reaches the store, whose counter turns it into a 413 naming the file.
       limits: { ...UPLOAD_LIMITS, fileSize: maxUploadBytes + 1 },
       throwFileSizeLimit: false,
+      fileHwm: UPLOAD_BUFFER_BYTES,
     });
 
     // A request refused before its body was read keeps sending; reading the rest lets the client

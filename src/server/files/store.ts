@@ -43,10 +43,18 @@ export class FileTooLargeError extends Error {
   }
 }
 
+/**
+ * Buffer of each stream an upload goes through. At Node's default (16 KB) each 64 KB chunk from the
+ * socket fills the disk stream, so the next is read only after that write has finished; a larger
+ * one lets reading and writing overlap (a few MB per upload in flight at most).
+ */
+export const UPLOAD_BUFFER_BYTES = 1024 * 1024;
+
 /** Counts the bytes going through and fails as soon as they pass the limit. */
 export function byteCounter(maxBytes: number) {
   let bytes = 0;
   const stream = new Transform({
+    highWaterMark: UPLOAD_BUFFER_BYTES,
     transform(chunk: Buffer, _encoding, callback) {
       bytes += chunk.length;
       callback(bytes > maxBytes ? new FileTooLargeError(maxBytes) : null, chunk);
@@ -95,7 +103,7 @@ export function createDiskFileStore(root: string, instance: string): FileStore {
       const temporary = path.join(incoming, key);
       const counter = byteCounter(maxBytes);
       try {
-        await pipeline(source, counter.stream, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600 }));
+        await pipeline(source, counter.stream, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER_BYTES }));
         await fsp.rename(temporary, pathOf(key));
       } catch (error) {
         await fsp.rm(temporary, { force: true });
