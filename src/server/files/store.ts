@@ -103,7 +103,11 @@ export function createDiskFileStore(root: string, instance: string): FileStore {
       const temporary = path.join(incoming, key);
       const counter = byteCounter(maxBytes);
       try {
-        await pipeline(source, counter.stream, fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER_BYTES }));
+        await pipeline(
+          source,
+          counter.stream,
+          fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER_BYTES }),
+        );
         await fsp.rename(temporary, pathOf(key));
       } catch (error) {
         await fsp.rm(temporary, { force: true });
