@@ -186,6 +186,23 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the document, written when first asked for', () => {
+  it('is the same whether the reference page or /api/openapi.json asks first', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      // The reference page reads @fastify/swagger's own JSON route, not OPENAPI_PATH.
+      const fromPage = await t.app.inject({ method: 'GET', url: `${DOCS_PATH}/json` });
+      expect(fromPage.statusCode).toBe(200);
+      const document = JSON.parse(fromPage.body) as Document;
+      expect(document.paths['/api/tasks']?.get?.operationId).toBe('listTasks');
+      expect(document).toEqual(JSON.parse(t.app.apiDocument.json));
+      expect(t.app.apiDocument.problems).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('a route the document cannot describe', () => {
   it('is named in the problems, and guards are read from the route and from its scope', async () => {
     const app = Fastify({ logger: false });

@@ -36,10 +36,10 @@ declare module 'fastify' {
 }
 
 export interface ApiDocument {
-  /** The document as served, built once when the app is ready. */
-  json: string;
+  /** The document as served, written at its first request and kept. */
+  readonly json: string;
   /** Routes under /api the document cannot describe truthfully; empty in a correct app. */
-  problems: string[];
+  readonly problems: string[];
 }
 
 /** Who may call a route, and with which credentials (spec of issue 12). */
@@ -263,12 +263,41 @@ const isDocumented = (url: string) =>
 
 /**
  * Registers the document and the reference page. Call it before any /api route is added: both
- * learn the routes as they are added (onRoute), and the document is written once, at ready.
+ * learn the routes as they are added (onRoute). The document is written once, when first asked
+ * for: writing it at start-up cost every server 8-15 MB at its start for a page few open.
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   const routes: Route[] = [];
   const described = new WeakMap<RouteOptions, FastifySchema>();
-  const apiDocument: ApiDocument = { json: '', problems: [] };
+  const problems: string[] = [];
+  let routesDescribed = false;
+  /** Each route's OpenAPI schema, from its own; before @fastify/swagger first reads them. */
+  const describeRoutes = () => {
+    if (routesDescribed) return;
+    routesDescribed = true;
+    for (const route of routes) described.set(route.route, describeRoute(route, problems));
+    const operationIds = new Map<string, string>();
+    for (const { route } of routes) {
+      const id = route.schema?.operationId;
+      const name = `${route.method} ${route.url}`;
+      if (id && operationIds.has(id))
+        problems.push(`${name}: operationId ${id} is also ${operationIds.get(id)}'s`);
+      if (id) operationIds.set(id, name);
+    }
+    if (problems.length > 0) app.log.warn({ problems }, 'some API routes are not described truthfully');
+  };
+  let json: string | undefined;
+  const apiDocument: ApiDocument = {
+    get json() {
+      describeRoutes();
+      json ??= JSON.stringify(app.swagger());
+      return json;
+    },
+    get problems() {
+      describeRoutes();
+      return problems;
+    },
+  };
   app.decorate('apiDocument', apiDocument);
 
   app.addHook('onRoute', function (this: FastifyInstance, route) {
@@ -310,7 +339,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
               'The httpOnly cookie set at sign-in. A request that changes something with the cookie alone must come from the app’s own origin.',
           },
         },
-        schemas: { Error: toJsonSchema(errorSchema, 'output', 'Error', apiDocument.problems) },
+        schemas: { Error: toJsonSchema(errorSchema, 'output', 'Error', problems) },
         responses: {
           Error: {
             description: 'An error: `{message}` with the status that fits (DESIGN.md §4).',
@@ -320,7 +349,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       tags: TAGS,
     },
-    transform: ({ url, route }) => ({ url, schema: described.get(route) ?? { hide: true } }),
+    // Swagger UI's own JSON route asks @fastify/swagger directly: the routes are described first.
+    transform: ({ url, route }) => {
+      describeRoutes();
+      return { url, schema: described.get(route) ?? { hide: true } };
+    },
     transformObject: (document) =>
       withErrorsAndTags((document as { openapiObject: OpenApiObject }).openapiObject),
   });
@@ -350,21 +383,6 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     (_request, reply) => reply.type('application/json; charset=utf-8').send(apiDocument.json),
   );
-
-  app.addHook('onReady', async () => {
-    const problems = apiDocument.problems;
-    for (const route of routes) described.set(route.route, describeRoute(route, problems));
-    const operationIds = new Map<string, string>();
-    for (const { route } of routes) {
-      const id = route.schema?.operationId;
-      const name = `${route.method} ${route.url}`;
-      if (id && operationIds.has(id))
-        problems.push(`${name}: operationId ${id} is also ${operationIds.get(id)}'s`);
-      if (id) operationIds.set(id, name);
-    }
-    apiDocument.json = JSON.stringify(app.swagger());
-    if (problems.length > 0) app.log.warn({ problems }, 'some API routes are not described truthfully');
-  });
 }
 
 /** Swagger UI's own colours, darkened where white text on them fails WCAG AA contrast. */
