@@ -18,7 +18,7 @@ import {
 /**
  * Issue 15, the list: 2,000 active tasks in a virtualized list. Only the cards near the screen are on
  * the page, and drag and drop, keyboard reorder, search, expanding, j/k, the palette's jump and focus
- * work as on a short list.
+ * work as on a short list. Then 1,500 archived tasks, virtualized the same way.
  */
 const COUNT = 2000;
 const title = (i: number) => `Task ${String(i).padStart(4, '0')}`;
@@ -36,24 +36,11 @@ describeBrowser('a long active list', () => {
     await signIn(page);
     await deleteAllTasks(page);
     // The import puts its tasks on top of the list, in the file's order: 'Task 0000' first.
-    await page.evaluate(
-      async ({ count }) => {
-        const rows = ['title,description,dueDate,completed,archived,notes,createdAt'];
-        for (let i = 0; i < count; i++) {
-          const name = `Task ${String(i).padStart(4, '0')}`;
-          rows.push(`${name},${i % 3 === 0 ? 'Some words about it' : ''},,false,false,,`);
-        }
-        const form = new FormData();
-        form.append('file', new Blob([rows.join('\n')], { type: 'text/csv' }), 'tasks.csv');
-        const response = await fetch('/api/import', {
-          method: 'POST',
-          body: form,
-          credentials: 'include',
-          headers: { 'user-session': localStorage.getItem('sessionId') ?? '' },
-        });
-        if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
-      },
-      { count: COUNT },
+    await importCsv(
+      Array.from(
+        { length: COUNT },
+        (_, i) => `${title(i)},${i % 3 === 0 ? 'Some words about it' : ''},,false,false,,`,
+      ),
     );
     await page.reload();
     await card(title(0)).waitFor();
@@ -64,6 +51,20 @@ describeBrowser('a long active list', () => {
     await server?.stop();
   });
 
+  /** Tasks from CSV rows (title,description,dueDate,completed,archived,notes,createdAt), in one import. */
+  const importCsv = (rows: string[]) =>
+    page.evaluate(async (lines) => {
+      const form = new FormData();
+      const file = ['title,description,dueDate,completed,archived,notes,createdAt', ...lines].join('\n');
+      form.append('file', new Blob([file], { type: 'text/csv' }), 'tasks.csv');
+      const response = await fetch('/api/import', {
+        method: 'POST',
+        body: form,
+        credentials: 'include',
+        headers: { 'user-session': localStorage.getItem('sessionId') ?? '' },
+      });
+      if (!response.ok) throw new Error(`${response.status}: ${await response.text()}`);
+    }, rows);
   const card = (name: string) => page.getByRole('article', { name, exact: true });
   const cards = () => page.locator('article[data-task-id]');
   const activeIds = async () =>
@@ -280,5 +281,34 @@ describeBrowser('a long active list', () => {
     await page.keyboard.press('j');
     await expect.poll(focusedLabel).toBe(title(1501));
     expect(await inView(title(1501))).toBe(true);
+  });
+  it('shows a long archive the same way: few cards on the page, the last reached by scrolling, focus kept', async () => {
+    await importCsv(
+      Array.from({ length: 1500 }, (_, i) => `Done ${String(i).padStart(4, '0')},,,true,true,,`),
+    );
+    const archived = await apiFromPage<Task[]>(page, 'GET', '/api/tasks/archived');
+    expect(archived).toHaveLength(1500);
+    const first = archived[0]!.title;
+    const last = archived.at(-1)!.title;
+    await page.goto('/archive');
+    await card(first).waitFor();
+    expect(await cards().count()).toBeLessThan(60);
+
+    // Focus on the first card's Restore button survives scrolling to the far end and back.
+    const restore = (name: string) => card(name).getByRole('button', { name: 'Restore task' });
+    await restore(first).focus();
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await card(last).waitFor();
+    expect(await cards().count()).toBeLessThan(60);
+    expect(await focusedLabel()).toBe(first);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    expect(await restore(first).evaluate((element) => element === document.activeElement)).toBe(true);
+
+    // Restoring the last card takes it out of the archive and back to the active list.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await restore(last).click();
+    await card(last).waitFor({ state: 'detached' });
+    expect(await activeIds()).toContain(archived.at(-1)!.id);
   });
 });

@@ -1,5 +1,5 @@
 import { CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
-import { memo, useRef } from 'react';
+import { memo, useCallback, useRef } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { rescueFocusAfterRender } from '../lib/focus';
@@ -10,8 +10,21 @@ import { useUpdateTask } from './api';
 import { focusAfterRemoval } from './card-focus';
 import { TaskMeta } from './TaskMeta';
 
-/** An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button. */
-export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task: Task }) {
+/**
+ * An archived task (spec §2): Completed badge, crossed-out text, read-only notes and a restore button.
+ * Placed by the virtualized archive at `top`, its height measured as it renders.
+ */
+export const ArchivedTaskCard = memo(function ArchivedTaskCard({
+  task,
+  index,
+  top,
+  measure,
+}: {
+  task: Task;
+  index: number;
+  top: number;
+  measure: (element: Element | null) => void;
+}) {
   const update = useUpdateTask(task.id);
   const cardRef = useRef<HTMLElement>(null);
   const restoreRef = useRef<HTMLButtonElement>(null);
@@ -30,9 +43,19 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({ task }: { task:
     successToast(TOASTS.taskRestored);
   };
 
+  const setRefs = useCallback(
+    (element: HTMLElement | null) => {
+      cardRef.current = element;
+      measure(element);
+    },
+    [measure],
+  );
+
   return (
     <article
-      ref={cardRef}
+      ref={setRefs}
+      style={{ position: 'absolute', top, left: 0, width: '100%' }}
+      data-index={index}
       aria-label={task.title}
       tabIndex={-1}
       data-task-id={task.id}

@@ -1,7 +1,7 @@
 import { DragDropContext, Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
-import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
+import { type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
 import { ListTodoIcon } from 'lucide-react';
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
@@ -9,16 +9,10 @@ import { errorToast } from '../ui/toasts';
 import { useActiveTasks, useReorderTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
-import {
-  activeList,
-  keptIds,
-  pruneExpanded,
-  registerList,
-  setFocusedTask,
-  useKeptVersion,
-} from './list-state';
+import { activeList, pruneExpanded, registerList } from './list-state';
 import { type CardPlacement, TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
+import { useFocusedCardKept, useKeptRange, useScrollMargin } from './window-rows';
 
 /** A collapsed card with a one-line title and no description, and the space under each card. */
 const ESTIMATED_CARD_PX = 78;
@@ -53,11 +47,6 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
   );
 });
 
-const cardIdOf = (target: EventTarget | null): number | null => {
-  const card = target instanceof Element ? target.closest<HTMLElement>('article[data-task-id]') : null;
-  return card ? Number(card.dataset.taskId) : null;
-};
-
 /**
  * The rows, virtualized against the page's own scroll (issue 15): only the cards near the screen are
  * mounted, plus the expanded ones and the one that holds focus, whatever the scroll position. Each card
@@ -73,40 +62,15 @@ const TaskRows = memo(function TaskRows({
   reorderable: boolean;
 }) {
   const containerRef = useRef<HTMLDivElement>(null);
-  const [scrollMargin, setScrollMargin] = useState(0);
-
-  // The list starts below the header, filters and quick add: the virtualizer counts from there.
-  useLayoutEffect(() => {
-    const measure = () => {
-      const container = containerRef.current;
-      if (!container) return;
-      setScrollMargin(Math.round(container.getBoundingClientRect().top + window.scrollY));
-    };
-    measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(document.body);
-    return () => observer.disconnect();
-  }, []);
+  const scrollMargin = useScrollMargin(containerRef);
+  useFocusedCardKept(containerRef);
 
   const indexById = useMemo(() => new Map(tasks.map((task, index) => [task.id, index])), [tasks]);
   useEffect(() => pruneExpanded(indexById), [indexById]);
-  const kept = useKeptVersion();
   // During a drag, the cards mounted at its start, and no others.
   const [frozen, setFrozen] = useState<number[] | null>(null);
-  const rangeExtractor = useCallback(
-    (range: Range) => {
-      void kept;
-      if (frozen) return frozen;
-      const indexes = defaultRangeExtractor(range);
-      const extra: number[] = [];
-      for (const id of keptIds()) {
-        const index = indexById.get(id);
-        if (index !== undefined && (index < indexes[0]! || index > indexes.at(-1)!)) extra.push(index);
-      }
-      return extra.length === 0 ? indexes : [...new Set([...indexes, ...extra])].sort((a, b) => a - b);
-    },
-    [indexById, kept, frozen],
-  );
+  const keptRange = useKeptRange(indexById);
+  const rangeExtractor = useCallback((range: Range) => frozen ?? keptRange(range), [frozen, keptRange]);
   const getItemKey = useCallback((index: number) => tasks[index]?.id ?? index, [tasks]);
 
   const virtualizer = useWindowVirtualizer({
@@ -142,25 +106,6 @@ const TaskRows = memo(function TaskRows({
       }),
     [virtualizer],
   );
-
-  // The focused card stays mounted while it is scrolled away (issue 15: focus survives scrolling).
-  useEffect(() => {
-    const container = containerRef.current;
-    if (!container) return;
-    const onFocusIn = (event: FocusEvent) => setFocusedTask(cardIdOf(event.target));
-    const onFocusOut = (event: FocusEvent) => {
-      // Focus leaving for a card's menu or picker (in a portal), or for nowhere, still belongs to the card.
-      const next = event.relatedTarget;
-      if (next instanceof Element && !next.closest('[data-radix-popper-content-wrapper], [role="dialog"]'))
-        setFocusedTask(cardIdOf(next));
-    };
-    container.addEventListener('focusin', onFocusIn);
-    container.addEventListener('focusout', onFocusOut);
-    return () => {
-      container.removeEventListener('focusin', onFocusIn);
-      container.removeEventListener('focusout', onFocusOut);
-    };
-  }, []);
 
   return (
     <div ref={containerRef} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>

@@ -1,7 +1,7 @@
 import { useSyncExternalStore } from 'react';
 
 /**
- * What the virtualized active list (issue 15) must keep mounted whatever the scroll position: the
+ * What the virtualized lists (issue 15) must keep mounted whatever the scroll position: the
  * expanded cards (a running AI draft, an unsaved note) and the card that holds focus. Cards write it,
  * the list reads it.
  */
