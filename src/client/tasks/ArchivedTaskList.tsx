@@ -1,6 +1,4 @@
-import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { ArchiveIcon } from 'lucide-react';
-import { useCallback, useMemo, useRef } from 'react';
 import { COPY } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { ArchivedTaskCard } from './ArchivedTaskCard';
@@ -8,49 +6,30 @@ import { useArchivedTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
 import { TaskSkeletons } from './TaskSkeleton';
-import { useFocusedCardKept, useKeptRange, useScrollMargin } from './window-rows';
+import { useWindowRows } from './window-rows';
 
-/** An archived card with a one-line title, and the space under each card. */
+/** An archived card with a one-line title. */
 const ESTIMATED_CARD_PX = 90;
-const CARD_GAP_PX = 12;
-/** Cards rendered past each edge of the screen. */
-const OVERSCAN = 6;
 
 /**
  * The archive grows with every completed task, so it is virtualized like the active list (issue 15):
  * only the cards near the screen are mounted, plus the one that holds focus.
  */
 function ArchivedRows({ tasks }: { tasks: Task[] }) {
-  const containerRef = useRef<HTMLDivElement>(null);
-  const scrollMargin = useScrollMargin(containerRef);
-  useFocusedCardKept(containerRef);
-  const indexById = useMemo(() => new Map(tasks.map((task, index) => [task.id, index])), [tasks]);
-  const rangeExtractor = useKeptRange(indexById);
-  const getItemKey = useCallback((index: number) => tasks[index]?.id ?? index, [tasks]);
-  const virtualizer = useWindowVirtualizer({
-    count: tasks.length,
-    estimateSize: () => ESTIMATED_CARD_PX,
-    gap: CARD_GAP_PX,
-    overscan: OVERSCAN,
-    scrollMargin,
-    getItemKey,
-    rangeExtractor,
+  const { containerRef, style, rows, virtualizer } = useWindowRows(tasks, {
+    estimatedCardPx: ESTIMATED_CARD_PX,
   });
-
   return (
-    <div ref={containerRef} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>
-      {virtualizer.getVirtualItems().map((item) => {
-        const task = tasks[item.index];
-        return task ? (
-          <ArchivedTaskCard
-            key={task.id}
-            task={task}
-            index={item.index}
-            top={item.start - scrollMargin}
-            measure={virtualizer.measureElement}
-          />
-        ) : null;
-      })}
+    <div ref={containerRef} style={style}>
+      {rows.map(({ task, index, top }) => (
+        <ArchivedTaskCard
+          key={task.id}
+          task={task}
+          index={index}
+          top={top}
+          measure={virtualizer.measureElement}
+        />
+      ))}
     </div>
   );
 }

@@ -1,5 +1,4 @@
 import { DragDropContext, Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
-import { type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
 import { ListTodoIcon } from 'lucide-react';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
@@ -12,13 +11,10 @@ import { useTaskFilter } from './filters';
 import { activeList, pruneExpanded, registerList } from './list-state';
 import { type CardPlacement, TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
-import { useFocusedCardKept, useKeptRange, useScrollMargin } from './window-rows';
+import { useWindowRows } from './window-rows';
 
-/** A collapsed card with a one-line title and no description, and the space under each card. */
+/** A collapsed card with a one-line title and no description. */
 const ESTIMATED_CARD_PX = 78;
-const CARD_GAP_PX = 12;
-/** Cards rendered past each edge of the screen: enough for a fast wheel or a keyboard step. */
-const OVERSCAN = 6;
 /** Cards mounted past each edge of the screen while a card is dragged: how far a drag can go. */
 const DRAG_REACH = 20;
 
@@ -61,27 +57,13 @@ const TaskRows = memo(function TaskRows({
   tasks: TaskSummary[];
   reorderable: boolean;
 }) {
-  const containerRef = useRef<HTMLDivElement>(null);
-  const scrollMargin = useScrollMargin(containerRef);
-  useFocusedCardKept(containerRef);
-
-  const indexById = useMemo(() => new Map(tasks.map((task, index) => [task.id, index])), [tasks]);
-  useEffect(() => pruneExpanded(indexById), [indexById]);
   // During a drag, the cards mounted at its start, and no others.
   const [frozen, setFrozen] = useState<number[] | null>(null);
-  const keptRange = useKeptRange(indexById);
-  const rangeExtractor = useCallback((range: Range) => frozen ?? keptRange(range), [frozen, keptRange]);
-  const getItemKey = useCallback((index: number) => tasks[index]?.id ?? index, [tasks]);
-
-  const virtualizer = useWindowVirtualizer({
-    count: tasks.length,
-    estimateSize: () => ESTIMATED_CARD_PX,
-    gap: CARD_GAP_PX,
-    overscan: OVERSCAN,
-    scrollMargin,
-    getItemKey,
-    rangeExtractor,
+  const { containerRef, style, rows, indexById, virtualizer } = useWindowRows(tasks, {
+    estimatedCardPx: ESTIMATED_CARD_PX,
+    frozen,
   });
+  useEffect(() => pruneExpanded(indexById), [indexById]);
 
   const tasksRef = useRef(tasks);
   tasksRef.current = tasks;
@@ -108,20 +90,17 @@ const TaskRows = memo(function TaskRows({
   );
 
   return (
-    <div ref={containerRef} style={{ position: 'relative', height: virtualizer.getTotalSize() }}>
-      {virtualizer.getVirtualItems().map((item) => {
-        const task = tasks[item.index];
-        return task ? (
-          <TaskRow
-            key={task.id}
-            task={task}
-            index={item.index}
-            top={item.start - scrollMargin}
-            reorderable={reorderable}
-            measure={virtualizer.measureElement}
-          />
-        ) : null;
-      })}
+    <div ref={containerRef} style={style}>
+      {rows.map(({ task, index, top }) => (
+        <TaskRow
+          key={task.id}
+          task={task}
+          index={index}
+          top={top}
+          reorderable={reorderable}
+          measure={virtualizer.measureElement}
+        />
+      ))}
     </div>
   );
 });

@@ -1,14 +1,62 @@
-import { defaultRangeExtractor, type Range } from '@tanstack/react-virtual';
-import { type RefObject, useCallback, useEffect, useLayoutEffect, useState } from 'react';
+import { defaultRangeExtractor, type Range, useWindowVirtualizer } from '@tanstack/react-virtual';
+import {
+  type CSSProperties,
+  type RefObject,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { keptIds, setFocusedTask, useKeptVersion } from './list-state';
 
 /**
- * What the two virtualized lists (active and archived, issue 15) share: where the list starts on the
- * page, and which cards stay mounted whatever the scroll position.
+ * What the two virtualized lists (active and archived, issue 15) share: cards placed against the
+ * page's own scroll, measured as they render, the ones that must stay mounted kept whatever the
+ * scroll position.
  */
 
+/** The space under each card. */
+const CARD_GAP_PX = 12;
+/** Cards rendered past each edge of the screen: enough for a fast wheel or a keyboard step. */
+const OVERSCAN = 6;
+
+/**
+ * The rows of a list of tasks to render now, each with its index and its top within the list's
+ * container (which takes `containerRef` and `style`). `frozen`, when set, is exactly the indexes to
+ * render (during a drag).
+ */
+export function useWindowRows<T extends { id: number }>(
+  tasks: T[],
+  { estimatedCardPx, frozen = null }: { estimatedCardPx: number; frozen?: number[] | null },
+) {
+  const containerRef = useRef<HTMLDivElement>(null);
+  const scrollMargin = useScrollMargin(containerRef);
+  useFocusedCardKept(containerRef);
+  const indexById = useMemo(() => new Map(tasks.map((task, index) => [task.id, index])), [tasks]);
+  const keptRange = useKeptRange(indexById);
+  const rangeExtractor = useCallback((range: Range) => frozen ?? keptRange(range), [frozen, keptRange]);
+  const getItemKey = useCallback((index: number) => tasks[index]?.id ?? index, [tasks]);
+  const virtualizer = useWindowVirtualizer({
+    count: tasks.length,
+    estimateSize: () => estimatedCardPx,
+    gap: CARD_GAP_PX,
+    overscan: OVERSCAN,
+    scrollMargin,
+    getItemKey,
+    rangeExtractor,
+  });
+  const rows = virtualizer.getVirtualItems().flatMap((item) => {
+    const task = tasks[item.index];
+    return task ? [{ task, index: item.index, top: item.start - scrollMargin }] : [];
+  });
+  const style: CSSProperties = { position: 'relative', height: virtualizer.getTotalSize() };
+  return { containerRef, style, rows, indexById, virtualizer };
+}
+
 /** The list's distance from the top of the page (below the header and filters), kept up to date. */
-export function useScrollMargin(containerRef: RefObject<HTMLElement | null>): number {
+function useScrollMargin(containerRef: RefObject<HTMLElement | null>): number {
   const [scrollMargin, setScrollMargin] = useState(0);
   useLayoutEffect(() => {
     const measure = () => {
@@ -30,7 +78,7 @@ const cardIdOf = (target: EventTarget | null): number | null => {
 };
 
 /** The card that holds focus stays mounted while it is scrolled away (focus survives scrolling). */
-export function useFocusedCardKept(containerRef: RefObject<HTMLElement | null>): void {
+function useFocusedCardKept(containerRef: RefObject<HTMLElement | null>): void {
   useEffect(() => {
     const container = containerRef.current;
     if (!container) return;
@@ -51,7 +99,7 @@ export function useFocusedCardKept(containerRef: RefObject<HTMLElement | null>):
 }
 
 /** The virtualizer's range, plus the cards that must stay mounted (focused, expanded) wherever they are. */
-export function useKeptRange(indexById: ReadonlyMap<number, number>): (range: Range) => number[] {
+function useKeptRange(indexById: ReadonlyMap<number, number>): (range: Range) => number[] {
   const kept = useKeptVersion();
   return useCallback(
     (range: Range) => {
