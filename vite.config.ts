@@ -13,7 +13,8 @@ export default defineConfig({
     react(),
     tailwindcss(),
     // Installable app (issue 13, decision 020): a manifest and a service worker that precaches the
-    // shell. main.tsx registers the worker itself (no inline script: the CSP forbids it).
+    // shell and shows push notifications (issue 22, decision 036). main.tsx registers the worker
+    // itself (no inline script: the CSP forbids it).
     VitePWA({
       registerType: 'autoUpdate',
       injectRegister: false,
@@ -35,21 +36,15 @@ export default defineConfig({
           { src: '/icons/icon-maskable-512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
         ],
       },
-      workbox: {
+      // Our own worker (src/client/sw.ts, decision 036): Workbox's precaching as before, plus push
+      // notifications and their actions. The plugin injects the precache list into it.
+      strategies: 'injectManifest',
+      srcDir: '.',
+      filename: 'sw.ts',
+      injectManifest: {
         // The shell: index.html, the hashed JS and CSS, the icons. Nothing else is cached.
         globPatterns: ['**/*.{js,css,html,svg,png}'],
-        // One file, no importScripts of a separate workbox runtime.
-        inlineWorkboxRuntime: true,
-        cleanupOutdatedCaches: true,
-        // autoUpdate: a new worker takes over at once (the plugin sets these only when it injects
-        // the registration itself; here main.tsx does).
-        skipWaiting: true,
-        clientsClaim: true,
-        // Client routes load the cached index.html; the API, health checks and downloads never do.
-        navigateFallback: 'index.html',
-        navigateFallbackDenylist: [/^\/api(\/|$)/, /^\/(healthz|readyz)$/],
-        // No runtimeCaching: /api/* is not routed by the worker at all, so it always goes to the network.
-        runtimeCaching: [],
+        rollupFormat: 'iife',
       },
     }),
   ],

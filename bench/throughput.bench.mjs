@@ -1,5 +1,5 @@
-// GET /api/tasks throughput for a user with 200 tasks at the server's default log level, next to a
-// bare node:http server sending the same JSON bytes, measured in the same sitting with autocannon
+// GET /api/tasks?projectId=N throughput for a shared project of 200 tasks and 10 members (issue 21),
+// at the server's default log level, next to a bare node:http server sending the same JSON bytes, measured in the same sitting with autocannon
 // (50 connections). Rounds take turns (app, bare; then bare, app; ...) so that load from elsewhere on
 // the machine weighs on both alike; the ratio (app req/s / bare req/s) is taken within each round.
 // Also the CPU each server spent per request (from /proc), and the app's RSS when fresh and after it
@@ -20,12 +20,14 @@ import { median, pgSchema, print, request, signIn, startApp, startBareServer } f
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite').split(',');
 const TASKS = 200;
+const MEMBERS = 10;
 const BIG_TASKS = 10_000;
 const CONNECTIONS = 50;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const LOG_LEVEL = process.env.LOG_LEVEL ?? 'info';
-const TARGETS = { ratio: 0.5, p99Ms: 50, idleRssMb: 120 };
+/** The ratio to reach: 0.5 on SQLite, 0.45 on PostgreSQL (issue 21). */
+const TARGETS = { ratio: { sqlite: 0.5, postgres: 0.45 }, p99Ms: 50, idleRssMb: 120 };
 /** Long enough for V8's memory reducer, which starts 8 s after the last work. */
 const IDLE_MS = 30_000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -58,7 +60,7 @@ async function load(server, headers, expectedBytes, seconds) {
   return { rps: total / seconds, p99: result.latency.p99, cpuUs: cpu / total };
 }
 
-async function createTasks(agent, appUrl, headers, count) {
+async function createTasks(agent, appUrl, headers, count, projectId) {
   let created = 0;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
@@ -70,12 +72,49 @@ async function createTasks(agent, appUrl, headers, count) {
             title: `Task number ${n}: follow up on the quarterly report`,
             description: 'A description of a realistic length, about one sentence or two, for the list.',
             dueDate: '2026-06-30',
+            ...(projectId ? { projectId } : {}),
           },
         });
         if (response.status !== 201) throw new Error(`create failed: ${response.body}`);
       }
     }),
   );
+}
+
+/**
+ * A project shared with MEMBERS - 1 other accounts (editors), its tasks assigned round-robin to
+ * them: the answer carries assignees as a team's list does.
+ */
+async function sharedProject(agent, appUrl, headers) {
+  const call = async (method, url, body, status) => {
+    const response = await request(agent, method, `${appUrl}${url}`, { headers, body });
+    if (response.status !== status) throw new Error(`${method} ${url}: ${response.status} ${response.body}`);
+    return response.body ? JSON.parse(response.body) : undefined;
+  };
+  const project = await call('POST', '/api/projects', { name: 'Team' }, 201);
+  const memberIds = [];
+  for (let i = 1; i < MEMBERS; i++) {
+    const created = await call(
+      'POST',
+      '/api/admin/users',
+      { firstName: `Member ${i}`, email: `member${i}@example.com` },
+      201,
+    );
+    await call(
+      'POST',
+      `/api/projects/${project.id}/members`,
+      { user: created.user.username, role: 'editor' },
+      201,
+    );
+    memberIds.push(created.user.id);
+  }
+  await createTasks(agent, appUrl, headers, TASKS, project.id);
+  const tasks = await call('GET', `/api/tasks?projectId=${project.id}`, undefined, 200);
+  for (const [i, task] of tasks.entries()) {
+    if (i % 2 === 0)
+      await call('PATCH', `/api/tasks/${task.id}`, { assigneeIds: [memberIds[i % memberIds.length]] }, 200);
+  }
+  return project;
 }
 
 async function benchDialect(dialect) {
@@ -92,14 +131,15 @@ async function benchDialect(dialect) {
   let bare;
   try {
     const { headers } = await signIn(agent, app.url);
-    await createTasks(agent, app.url, headers, TASKS);
-    const list = await request(agent, 'GET', `${app.url}/api/tasks`, { headers });
+    const project = await sharedProject(agent, app.url, headers);
+    const listUrl = `${app.url}/api/tasks?projectId=${project.id}`;
+    const list = await request(agent, 'GET', listUrl, { headers });
     if (JSON.parse(list.body).length !== TASKS) throw new Error(`expected ${TASKS} tasks`);
     const bodyFile = path.join(dataDir, 'body.json');
     fs.writeFileSync(bodyFile, list.body);
     bare = await startBareServer(bodyFile);
 
-    const target = { url: `${app.url}/api/tasks`, pid: app.pid };
+    const target = { url: listUrl, pid: app.pid };
     const bareTarget = { url: `${bare.url}/`, pid: bare.pid };
     await load(target, headers, list.body.length, 1);
     await load(bareTarget, {}, list.body.length, 1);
@@ -128,7 +168,7 @@ async function benchDialect(dialect) {
 
     let idle;
     if (process.env.BENCH_BIG !== '0' && dialect === DIALECTS[0]) {
-      await createTasks(agent, app.url, headers, BIG_TASKS - TASKS);
+      await createTasks(agent, app.url, headers, BIG_TASKS);
       // A fresh process on the same data: idle memory is what it holds, not what the load left.
       await app.stop();
       app = await startApp(env);
@@ -174,7 +214,7 @@ async function bigListMemory(agent, app) {
 const stats = (values) => ({ min: Math.min(...values), median: median(values), max: Math.max(...values) });
 
 print(
-  `GET /api/tasks, ${TASKS} tasks, autocannon -c ${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, server LOG_LEVEL=${LOG_LEVEL}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
+  `GET /api/tasks?projectId=N, ${TASKS} tasks, ${MEMBERS} members, autocannon -c ${CONNECTIONS}, ${ROUNDS} rounds of ${SECONDS} s, server LOG_LEVEL=${LOG_LEVEL}, node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}`,
 );
 let missed = false;
 for (const dialect of DIALECTS) {
@@ -190,8 +230,9 @@ for (const dialect of DIALECTS) {
   print(`  app  req/s ${f(rps)}; p99 ms ${f(p99)} (max ${p99.max}); CPU us/req ${f(cpu)}`);
   print(`  bare req/s ${f(bareRps)}; CPU us/req ${f(bareCpu)}`);
   print(`  ratio app/bare ${f(ratio, 2)}`);
-  const met = ratio.median >= TARGETS.ratio && p99.median < TARGETS.p99Ms;
-  print(`  targets: ratio >= ${TARGETS.ratio}, p99 < ${TARGETS.p99Ms} ms: ${met ? 'met' : 'MISSED'}`);
+  const target = TARGETS.ratio[result.dialect];
+  const met = ratio.median >= target && p99.median < TARGETS.p99Ms;
+  print(`  targets: ratio >= ${target}, p99 < ${TARGETS.p99Ms} ms: ${met ? 'met' : 'MISSED'}`);
   if (result.idle) {
     const { started, idle, served, servedIdle, bytes } = result.idle;
     const ok = idle < TARGETS.idleRssMb && servedIdle < TARGETS.idleRssMb;

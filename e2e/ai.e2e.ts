@@ -91,6 +91,11 @@ describeBrowser('AI agents and drafts in the browser', () => {
   const selectedLabel = (select: Locator) =>
     select.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.text);
   const stored = (id: number) => apiFromPage<Task>(page, 'GET', `/api/tasks/${id}`);
+  /** Waits until the server has finished the task's latest run as cancelled: by then any draft would be stored. */
+  const runCancelled = (id: number) =>
+    expect
+      .poll(async () => (await apiFromPage<AiRun[]>(page, 'GET', `/api/tasks/${id}/ai-runs`))[0]?.status)
+      .toBe('cancelled');
 
   it('creates, edits and deletes an agent in the AI Agents dialog', async () => {
     await openMenuItem(COPY.aiAgents);
@@ -225,7 +230,8 @@ describeBrowser('AI agents and drafts in the browser', () => {
       .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
       .toMatch(/^Apply: Rename to/);
     const shown = await page.evaluate(() => new Date(2027, 7, 13).toLocaleDateString());
-    await card(title).getByText(shown).waitFor();
+    // The card's due date (the first; the activity below says it was set to that date too).
+    await card(title).getByText(shown).first().waitFor();
     expect((await stored(task.id)).dueDate).toBe('2027-08-13');
 
     // Dismissed from the keyboard: Tab from Apply to Dismiss, then Enter.
@@ -271,7 +277,11 @@ describeBrowser('AI agents and drafts in the browser', () => {
 
     await draftBox('Plan the sprint').getByRole('button', { name: COPY.deleteDraft }).hover();
     await page.getByRole('tooltip', { name: COPY.deleteDraft }).waitFor();
-    await draftBox('Plan the sprint').getByRole('button', { name: COPY.deleteDraft }).click();
+    // Pressed from the keyboard with the pointer on the card's top edge: the card shrinks from the
+    // bottom as the draft goes, and a pointer left below it would, as the spec says, collapse it.
+    await card('Plan the sprint').hover({ position: { x: 12, y: 12 } });
+    await draftBox('Plan the sprint').getByRole('button', { name: COPY.deleteDraft }).focus();
+    await page.keyboard.press('Enter');
     await toast(TOASTS.draftDeleted[0]).filter({ hasText: TOASTS.draftDeleted[1] }).waitFor();
     await draftBox('Plan the sprint').waitFor({ state: 'detached' });
     expect(await stored(task.id)).toMatchObject({ aiDraft: null, aiAssisted: false });
@@ -321,7 +331,7 @@ describeBrowser('AI agents and drafts in the browser', () => {
         await page.getByRole('heading', { name: COPY.archiveOverview }).waitFor();
       }
       await providerCallEnded;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await runCancelled(task.id);
       expect((await stored(task.id)).aiDraft).toBeNull();
     });
   }
@@ -338,13 +348,20 @@ describeBrowser('AI agents and drafts in the browser', () => {
       .filter({ hasText: COPY.aiBusy })
       .waitFor({ state: 'detached' });
     await draftBox('Draft the FAQ').waitFor({ state: 'detached' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await runCancelled(task.id);
     expect((await stored(task.id)).aiDraft).toBeNull();
 
     fake.reset();
-    fake.behaviour.mode = 'error';
+    Object.assign(fake.behaviour, {
+      mode: 'error',
+      errorStatus: 503,
+      errorMessage: 'Upstream model overloaded',
+    });
     await card('Draft the FAQ').getByRole('button', { name: COPY.aiDraft }).click();
-    await toast(ERRORS.aiErrorTitle).filter({ hasText: ERRORS.aiExecute }).waitFor();
+    // The provider's own words, in the toast and in the card's AI activity (issue 20).
+    const why = 'The AI provider answered 503: Upstream model overloaded';
+    await toast(ERRORS.aiErrorTitle).filter({ hasText: ERRORS.aiExecute }).filter({ hasText: why }).waitFor();
+    await card('Draft the FAQ').getByRole('region', { name: AI_RUN_COPY.activity }).getByText(why).waitFor();
     expect((await stored(task.id)).aiDraft).toBeNull();
   });
 

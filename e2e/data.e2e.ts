@@ -74,4 +74,35 @@ describeBrowser('calendar feed and import', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('imports a Todoist repeating date as a rule, and names in the preview one it cannot read', async () => {
+    const { page, context, errors } = await openPage(browser, server);
+    await signIn(page);
+    await deleteAllTasks(page);
+    await openMenuItem(page, 'Import tasks');
+    await page.getByLabel('File to import').setInputFiles({
+      name: 'Chores.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(
+        [
+          'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,DURATION,DURATION_UNIT',
+          'meta,view_style=list,,,,,,,,,,',
+          'task,Take the bins out,,2,1,Ana (12345678),,every monday,en,Europe/Lisbon,,',
+          'note,Recycling on Thursdays,,,,Ana (12345678),,2026-11-02T18:00:00.000000Z,,,,',
+          'task,Pay the club,,1,1,Ana (12345678),,every 3rd tuesday of the month,en,Europe/Lisbon,,',
+        ].join('\r\n'),
+      ),
+    });
+    const preview = page.getByRole('status').filter({ hasText: 'to import' });
+    await preview.getByText('2 tasks to import, 0 rows skipped.').waitFor();
+    await preview
+      .getByText(/^Line 5: recurrence not imported: every 3rd tuesday of the month \(due once, on \d+ \w+/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const cards = page.locator('article[data-task-id]');
+    await expect.poll(() => cards.count()).toBe(2);
+    await page.getByRole('article', { name: 'Take the bins out' }).getByText('Every Monday').waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TaskFile } from '../src/common/files';
 import type { Task } from '../src/common/tasks';
 import {
+  animationsSettled,
   apiFromPage,
   createTaskFromPage,
   describeBrowser,
@@ -208,9 +209,13 @@ describeBrowser('files in the browser', () => {
     await dialog.getByRole('button', { name: 'Remove a.txt' }).click();
     expect(await list.getByRole('listitem').count()).toBe(4);
 
-    // Slow the uploads down so the progress can be seen and removal is seen refused meanwhile.
+    // The uploads are held until the progress has been seen and removal seen refused meanwhile.
+    let releaseUploads!: () => void;
+    const uploadsHeld = new Promise<void>((resolve) => {
+      releaseUploads = resolve;
+    });
     await page.route('**/api/tasks/*/files', async (route) => {
-      if (route.request().method() === 'POST') await new Promise((resolve) => setTimeout(resolve, 1200));
+      if (route.request().method() === 'POST') await uploadsHeld;
       await route.fallback();
     });
     await dialog.getByRole('button', { name: 'Add Task' }).click();
@@ -224,6 +229,7 @@ describeBrowser('files in the browser', () => {
       .toBeGreaterThan(0);
     expect(await dialog.getByRole('button', { name: 'Remove photo.png' }).isDisabled()).toBe(true);
     await screenshot(page, 'files-attachments-uploading');
+    releaseUploads();
     await list.getByText('Uploaded').first().waitFor();
     await screenshot(page, 'files-attachments-celebration');
     await expectToast(page, 'Task Created');
@@ -263,8 +269,7 @@ describeBrowser('files in the browser', () => {
       await page.reload();
       await openFiles(page, 'Design review', '2 Files');
       await menu(page).getByText('mockup.png').waitFor();
-      // Past the menu's and the dialog's opening animations.
-      await page.waitForTimeout(300);
+      await animationsSettled(page);
       await screenshot(page, `files-menu-${theme}`);
       await page.keyboard.press('Escape');
 
@@ -277,7 +282,7 @@ describeBrowser('files in the browser', () => {
           text('brief.txt', 'x'),
         ]);
       await dialog.getByText('brief.txt').waitFor();
-      await page.waitForTimeout(300);
+      await animationsSettled(page);
       await screenshot(page, `files-attachments-${theme}`);
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });

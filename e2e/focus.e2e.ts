@@ -1,18 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { COPY, TOASTS } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import {
   apiFromPage,
+  browserSuite,
   createTaskFromPage,
   deleteAllTasks,
   describeBrowser,
-  launchBrowser,
-  type OpenPage,
+  framesDrawn,
   openContext,
-  type RunningServer,
   signIn,
-  startServer,
 } from './harness';
 
 /**
@@ -20,26 +18,13 @@ import {
  * from the keyboard, and focus goes where a person expects after each action, never to <body>.
  */
 describeBrowser('card controls and focus', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  const opened: OpenPage[] = [];
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  });
-  afterEach(async () => {
-    for (const { errors } of opened) expect(errors).toEqual([]);
-    await Promise.all(opened.splice(0).map(({ context }) => context.close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = browserSuite();
+  const { opened } = suite;
 
   /** Signed in as the admin on a list holding just `titles`, first on top. */
   async function listOf(titles: string[], options: Parameters<Browser['newContext']>[0] = {}) {
-    const context = await openContext(browser, {
-      baseURL: server.url,
+    const context = await openContext(suite.browser, {
+      baseURL: suite.server.url,
       viewport: { width: 1280, height: 900 },
       ...options,
     });
@@ -73,7 +58,7 @@ describeBrowser('card controls and focus', () => {
   }
 
   async function expectFocus(page: Page, expected: string) {
-    await expect.poll(() => focused(page), { timeout: 3000 }).toBe(expected);
+    await expect.poll(() => focused(page)).toBe(expected);
   }
 
   it('deletes on a phone with the first tap on Delete Task', async () => {
@@ -83,7 +68,7 @@ describeBrowser('card controls and focus', () => {
       isMobile: true,
     });
     await card(page, 'Tap me').getByRole('button', { name: COPY.deleteTask }).tap();
-    await card(page, 'Tap me').waitFor({ state: 'detached', timeout: 3000 });
+    await card(page, 'Tap me').waitFor({ state: 'detached' });
     expect(await cardCount(page)).toBe(1);
   });
 
@@ -97,7 +82,7 @@ describeBrowser('card controls and focus', () => {
     await card(page, 'First').waitFor({ state: 'detached' });
     // 'Second' has moved up under the pointer; the next click must not be lost.
     await page.mouse.click(x, y);
-    await card(page, 'Second').waitFor({ state: 'detached', timeout: 3000 });
+    await card(page, 'Second').waitFor({ state: 'detached' });
     expect(await cardCount(page)).toBe(1);
   });
 
@@ -106,7 +91,7 @@ describeBrowser('card controls and focus', () => {
     const button = card(page, 'Focus me').getByRole('button', { name: COPY.deleteTask });
     // A screen reader's browse mode moves focus straight to the button, with no hover first.
     await button.evaluate((element: HTMLElement) => element.focus());
-    await page.waitForTimeout(150);
+    await framesDrawn(page);
     expect(await focused(page)).toBe(`button:${COPY.deleteTask}`);
     expect(await button.evaluate((element) => element === document.activeElement)).toBe(true);
     await page.keyboard.press('Enter');

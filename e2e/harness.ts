@@ -11,8 +11,12 @@ import {
   chromium,
   type Page,
 } from 'playwright-core';
-import { describe, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { LIVE_EVENTS_PATH } from '../src/common/live';
 import type { Task } from '../src/common/tasks';
+import { budget } from './time-budget';
+
+export { budget } from './time-budget';
 
 /**
  * Browser tests drive the built app (npm run build) in Debian's Chromium.
@@ -99,7 +103,7 @@ export async function startServer(
   });
   const url = await new Promise<string>((resolve, reject) => {
     // Generous: with several browser test files at once, a start can wait its turn for a core.
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), budget(45_000));
     const check = () => {
       const match = output.match(/running at (http:\/\/[^\s]+)/);
       if (match) {
@@ -151,17 +155,73 @@ export function launchBrowser(): Promise<Browser> {
 export interface OpenPage {
   context: BrowserContext;
   page: Page;
-  /** Console errors and uncaught exceptions seen in the page; tests assert it stays empty. */
+  /**
+   * Console errors, uncaught exceptions and Content-Security-Policy violations seen in the page; tests
+   * assert it stays empty.
+   */
   errors: string[];
 }
+
+/** What a file's browser tests share: one server, one browser, and the pages its tests opened. */
+export interface BrowserSuite {
+  readonly server: RunningServer;
+  readonly browser: Browser;
+  /** Pages a test opened: all are closed after each test (and must have seen no error, unless told). */
+  readonly opened: OpenPage[];
+}
+
+/**
+ * Starts the server and the browser before a file's tests and stops them after. A file whose tests
+ * make requests fail on purpose (the browser logs each failed load) says `expectNoErrors: false`.
+ */
+export function browserSuite({
+  env = {},
+  expectNoErrors = true,
+}: {
+  env?: Record<string, string>;
+  expectNoErrors?: boolean;
+} = {}): BrowserSuite {
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  const opened: OpenPage[] = [];
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(env), launchBrowser()]);
+  });
+  afterEach(async () => {
+    const closing = opened.splice(0);
+    if (expectNoErrors) for (const { errors } of closing) expect(errors).toEqual([]);
+    await Promise.all(closing.map(({ context }) => context.close()));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get browser() {
+      return browser!;
+    },
+    opened,
+  };
+}
+
+/** Playwright's own time-out (for an element, a click, a navigation), stretched on a busy machine. */
+export const PLAYWRIGHT_TIMEOUT = budget(30_000);
 
 /**
  * A browser context with the app's service worker blocked: the worker's precache (the whole client)
  * would load in every context of every test, and the offline behaviour has a test of its own
  * (installable.e2e.ts), which opens its contexts with the worker allowed.
  */
-export function openContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
-  return browser.newContext({ serviceWorkers: 'block', ...options });
+export async function openContext(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ serviceWorkers: 'block', ...options });
+  context.setDefaultTimeout(PLAYWRIGHT_TIMEOUT);
+  return context;
 }
 
 /** A new browser context (its own storage) on the server, with clipboard access. */
@@ -183,8 +243,27 @@ export async function openPage(
   page.on('console', (message) => {
     if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
   });
+  // A violation the page's code catches (as Zod's probe for eval did) reaches no console event: the
+  // page's own securitypolicyviolation event is what every violation raises.
+  await page.exposeFunction('reportCspViolation', (text: string) => errors.push(text));
+  await page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (event) =>
+      (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation(
+        `CSP violation: ${event.effectiveDirective} blocked ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}`,
+      ),
+    ),
+  );
   await page.goto(urlPath);
   return { context, page, errors };
+}
+
+/** Every input, select and textarea on the page without an id or a name (autofill and DevTools want one). */
+export function unnamedFormFields(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('input, select, textarea')]
+      .filter((field) => !field.id && !field.getAttribute('name'))
+      .map((field) => field.outerHTML.replace(/ class="[^"]*"/, '')),
+  );
 }
 
 /** Signs in through the login screen and waits for the main screen. */
@@ -264,32 +343,93 @@ export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: `e2e/screenshots/${name}.png`, fullPage: true });
 }
 
-/** Waits until every CSS animation and transition on the page has finished (a fading dialog has no contrast yet). */
+/**
+ * Waits until every running CSS animation and transition on the page has finished (a fading dialog
+ * has no contrast yet). Endless ones (a spinner, a skeleton's pulse) never finish and are not waited for.
+ */
 export async function animationsSettled(page: Page) {
   await page.evaluate(() =>
-    Promise.race([
-      Promise.all(document.getAnimations().map((animation) => animation.finished.catch(() => undefined))),
-      new Promise((resolve) => setTimeout(resolve, 2_000)),
-    ]),
+    Promise.all(
+      document
+        .getAnimations()
+        .filter(
+          (animation) =>
+            animation.playState === 'running' &&
+            animation.effect?.getComputedTiming().iterations !== Infinity,
+        )
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
   );
 }
 
 /**
- * axe (WCAG 2.2 A and AA) on what the page shows now, once animations have settled: fails naming every
- * serious or critical violation and its elements. `include` narrows it to one part of the page.
+ * Best-practice rules (outside the WCAG tags) held to as strictly as the serious ones, whatever axe's
+ * impact: 'heading-order' (moderate) is what Lighthouse reports as skipped heading levels.
  */
-export async function expectAccessible(page: Page, what: string, include?: string) {
+const ENFORCED_RULES = ['heading-order'];
+
+/**
+ * axe (WCAG 2.2 A and AA, and ENFORCED_RULES) on what the page shows now, once animations have settled:
+ * fails naming every serious or critical violation, and every ENFORCED_RULES one, with its elements.
+ * `include` narrows it to one part of the page. `bestPractice: false` leaves ENFORCED_RULES out, for a
+ * page whose markup is not ours (Swagger UI's API reference).
+ */
+export async function expectAccessible(
+  page: Page,
+  what: string,
+  include?: string,
+  { bestPractice = true }: { bestPractice?: boolean } = {},
+) {
   await animationsSettled(page);
-  let builder = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa']);
+  const enforced = bestPractice ? ENFORCED_RULES : [];
+  let builder = new AxeBuilder({ page })
+    .options({ rules: Object.fromEntries(enforced.map((id) => [id, { enabled: true }])) })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa']);
   if (include) builder = builder.include(include);
   const results = await builder.analyze();
   const serious = results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical' || enforced.includes(v.id))
     .map(
       (v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).join('\n    ')}`,
     );
   expect(serious, what).toEqual([]);
 }
+
+/**
+ * `listening` resolves once the page's live-update stream (GET /api/events) listens: the server
+ * subscribes first, then sends its first bytes (': connected'), which no page script can see. Call
+ * before the page opens the stream.
+ */
+export async function watchLiveStream(page: Page): Promise<{ listening: Promise<void> }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const streams = new Set<string>();
+  const listening = new Promise<void>((resolve) => {
+    cdp.on('Network.responseReceived', (event) => {
+      if (new URL(event.response.url).pathname === LIVE_EVENTS_PATH) streams.add(event.requestId);
+    });
+    cdp.on('Network.dataReceived', (event) => {
+      if (streams.has(event.requestId)) resolve();
+    });
+  });
+  return { listening };
+}
+
+/**
+ * Waits until the page has drawn two more frames: what a key, a scroll or a focus set off (handlers,
+ * React's render, a virtualizer's next rows) is on the page. For checks that something did NOT happen.
+ */
+export function framesDrawn(page: Page): Promise<void> {
+  return page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
+}
+
+/**
+ * What @hello-pangea/dnd last told screen readers ('You have lifted an item in position 1', 'You have
+ * moved the item from position 1 to position 2'): each step of a drag, to wait for with expect.poll.
+ */
+export const dragAnnouncement = (page: Page) => page.locator('[id^="rfd-announcement"]').textContent();
 
 /** A drag saves the one moved task (POST /api/tasks/{id}/move), or a whole order (/reorder). */
 export const ORDER_SAVE = /^\/api\/tasks\/(reorder|\d+\/move)$/;

@@ -1,7 +1,15 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
-import { describeBrowser, launchBrowser, openPage, type RunningServer, signIn, startServer } from './harness';
+import {
+  budget,
+  describeBrowser,
+  launchBrowser,
+  openPage,
+  type RunningServer,
+  signIn,
+  startServer,
+} from './harness';
 
 /** This file tests the service worker itself: the harness blocks it elsewhere. */
 const WITH_SERVICE_WORKER = { serviceWorkers: 'allow' } as const;
@@ -112,6 +120,22 @@ describeBrowser('the installable app', () => {
     }
   });
 
+  it('leaves what is no page to the server: robots.txt and /.well-known/ never get the cached app', async () => {
+    const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
+    try {
+      await controlled(page);
+      const robots = await page.goto(`${server.url}/robots.txt`);
+      expect(robots?.fromServiceWorker()).toBe(false);
+      expect(await robots?.text()).toContain('Disallow: /api/');
+      const wellKnown = await page.goto(`${server.url}/.well-known/oauth-protected-resource`);
+      expect(wellKnown?.fromServiceWorker()).toBe(false);
+      expect(wellKnown?.status()).toBe(404);
+      expect(await wellKnown?.json()).toEqual({ message: expect.any(String) });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('leaves API calls to the network, where browser tests can still intercept them', async () => {
     // Other browser tests stub API answers with page.route, which cannot see what a worker answers.
     const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
@@ -145,7 +169,7 @@ describeBrowser('the installable app', () => {
       await context.setOffline(false);
       await offlineNotice(page).waitFor({ state: 'detached' });
       // Back online, the server is checked at once and the lists load.
-      await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: 5_000 });
+      await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: budget(5_000) });
       await expect.poll(() => page.getByText('You are offline').count()).toBe(0);
 
       // Nothing the API answered was kept by the worker.

@@ -1,19 +1,17 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { COPY, THEME_STORAGE_KEY, TOASTS } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import {
   apiFromPage,
+  browserSuite,
   createTaskFromPage,
   deleteAllTasks,
   describeBrowser,
   expectAccessible,
-  launchBrowser,
-  type OpenPage,
-  type RunningServer,
+  framesDrawn,
   screenshot,
   signIn,
-  startServer,
 } from './harness';
 
 /**
@@ -21,25 +19,15 @@ import {
  * to one; the single-key shortcuts do their work and stay quiet in fields; quick add reads the date.
  */
 describeBrowser('keyboard: palette, shortcuts and quick add', () => {
-  let server: RunningServer;
-  let browser: Browser;
-  const opened: OpenPage[] = [];
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  });
-  afterEach(async () => {
-    for (const { errors } of opened) expect(errors).toEqual([]);
-    await Promise.all(opened.splice(0).map(({ context }) => context.close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = browserSuite();
+  const { opened } = suite;
 
   /** Signed in as the admin on a list holding just `titles`, first on top. */
   async function listOf(titles: string[], theme: 'light' | 'dark' = 'light') {
-    const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 900 } });
+    const context = await suite.browser.newContext({
+      baseURL: suite.server.url,
+      viewport: { width: 1280, height: 900 },
+    });
     await context.addInitScript(
       ([key, value]) => localStorage.setItem(key!, value!),
       [THEME_STORAGE_KEY, theme],
@@ -75,8 +63,7 @@ describeBrowser('keyboard: palette, shortcuts and quick add', () => {
       return `${el.tagName.toLowerCase()}:${name}`;
     });
   }
-  const expectFocus = (page: Page, expected: string) =>
-    expect.poll(() => focused(page), { timeout: 3000 }).toBe(expected);
+  const expectFocus = (page: Page, expected: string) => expect.poll(() => focused(page)).toBe(expected);
 
   async function openPalette(page: Page) {
     await page.keyboard.press('Control+k');
@@ -218,7 +205,7 @@ describeBrowser('keyboard: palette, shortcuts and quick add', () => {
 
     // Delete alone does nothing; Shift+Delete deletes like the Delete Task button.
     await page.keyboard.press('Delete');
-    await page.waitForTimeout(200);
+    await framesDrawn(page);
     await card(page, 'Three').waitFor();
     await page.keyboard.press('Shift+Delete');
     await toast(page, TOASTS.taskDeleted[0]).waitFor();
@@ -266,7 +253,7 @@ describeBrowser('keyboard: palette, shortcuts and quick add', () => {
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('Alt+n');
     await page.keyboard.press('Control+j');
-    await page.waitForTimeout(200);
+    await framesDrawn(page);
     expect(await page.getByRole('dialog').count()).toBe(0);
     expect(await focused(page)).not.toMatch(/^article/);
     expect((await tasks(page)).length).toBe(2);

@@ -4,6 +4,7 @@ import { COPY } from '../src/common/spec';
 import { createPgSchema, type PgSchema } from '../src/server/testing/database';
 import { startTcpProxy, type TcpProxy } from '../src/server/testing/tcp-proxy';
 import {
+  budget,
   createTaskFromPage,
   launchBrowser,
   openPage,
@@ -43,31 +44,35 @@ describe.runIf(BASE_URL)('the database going away, in the browser', () => {
     await schema?.drop();
   });
 
-  it('shows one Reconnecting… notice and no error toast, then works again without a restart', async () => {
-    const { page, context } = await openPage(browser, server);
-    await signIn(page);
-    await createTaskFromPage(page, 'Before the outage');
-    await page.reload();
-    await page.getByRole('article', { name: 'Before the outage' }).waitFor();
+  it(
+    'shows one Reconnecting… notice and no error toast, then works again without a restart',
+    async () => {
+      const { page, context } = await openPage(browser, server);
+      await signIn(page);
+      await createTaskFromPage(page, 'Before the outage');
+      await page.reload();
+      await page.getByRole('article', { name: 'Before the outage' }).waitFor();
 
-    await proxy.cut();
-    // A card's file list loads when its menu opens: that request meets the outage.
-    await page
-      .getByRole('article', { name: 'Before the outage' })
-      .getByRole('button', { name: COPY.noFiles })
-      .click();
-    const notice = page.getByRole('status').filter({ hasText: 'Reconnecting…' });
-    await notice.waitFor({ timeout: 15_000 });
-    expect(await notice.count()).toBe(1);
-    const toasts = page.getByRole('region', { name: /Notifications/ }).getByRole('listitem');
-    expect(await toasts.count()).toBe(0);
+      await proxy.cut();
+      // A card's file list loads when its menu opens: that request meets the outage.
+      await page
+        .getByRole('article', { name: 'Before the outage' })
+        .getByRole('button', { name: COPY.noFiles })
+        .click();
+      const notice = page.getByRole('status').filter({ hasText: 'Reconnecting…' });
+      await notice.waitFor({ timeout: budget(15_000) });
+      expect(await notice.count()).toBe(1);
+      const toasts = page.getByRole('region', { name: /Notifications/ }).getByRole('listitem');
+      expect(await toasts.count()).toBe(0);
 
-    await proxy.restore();
-    await notice.waitFor({ state: 'detached', timeout: 20_000 });
-    await page.keyboard.press('Escape');
-    await createTaskFromPage(page, 'After the outage');
-    await page.getByRole('article', { name: 'After the outage' }).waitFor();
-    expect(await toasts.count()).toBe(0);
-    await context.close();
-  }, 90_000);
+      await proxy.restore();
+      await notice.waitFor({ state: 'detached', timeout: budget(20_000) });
+      await page.keyboard.press('Escape');
+      await createTaskFromPage(page, 'After the outage');
+      await page.getByRole('article', { name: 'After the outage' }).waitFor();
+      expect(await toasts.count()).toBe(0);
+      await context.close();
+    },
+    budget(90_000),
+  );
 });

@@ -6,6 +6,7 @@ import {
   apiFromPage,
   describeBrowser,
   expectAccessible,
+  framesDrawn,
   launchBrowser,
   openContext,
   openPage,
@@ -154,9 +155,11 @@ describeBrowser('passkeys', () => {
     // the server's side); a second server just for this would double the file's start-up.
     const { page, context } = await openPage(browser, server);
     await page.route('**/api/auth/providers', (route) => route.fulfill({ json: { passkeys: false } }));
+    const answered = page.waitForResponse('**/api/auth/providers');
     await page.goto('/');
     await page.getByLabel('Username').waitFor();
-    await page.waitForTimeout(300); // the login screen has had its answer
+    await answered;
+    await framesDrawn(page); // the login screen has had its answer
     expect(await page.getByRole('button', { name: PASSKEY_BUTTON }).count()).toBe(0);
     await signIn(page);
     const section = await openSecurity(page);

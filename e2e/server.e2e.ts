@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, type RunningServer, startServer } from './harness';
+import { ADMIN, budget, type RunningServer, startServer } from './harness';
 
 /** The built server as an operator meets it: start-up, lock, config errors, SPA, shutdown. */
 describe('the built server', () => {
@@ -52,7 +52,7 @@ describe('the built server', () => {
       {
         env: { PATH: process.env.PATH, PORT: '0', DATA_DIR: server.dataDir },
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: budget(15_000),
       },
     );
     expect(second.status).toBe(1);
@@ -66,7 +66,7 @@ describe('the built server', () => {
       {
         env: { PATH: process.env.PATH, PORT: 'not-a-port', DATA_DIR: server.dataDir },
         encoding: 'utf8',
-        timeout: 15_000,
+        timeout: budget(15_000),
       },
     );
     expect(bad.status).toBe(1);

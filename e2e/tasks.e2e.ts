@@ -1,43 +1,32 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import type { Task } from '../src/common/tasks';
 import {
+  animationsSettled,
   apiFromPage,
+  browserSuite,
+  budget,
   createTaskFromPage,
   deleteAllTasks,
   describeBrowser,
-  launchBrowser,
+  dragAnnouncement,
   type OpenPage,
   ORDER_SAVE,
   openPage,
-  type RunningServer,
   savesOrder,
   screenshot,
   signIn,
-  startServer,
+  watchLiveStream,
 } from './harness';
 
 /** The main screen, the task card and the archive (spec §2, §4, §5, §8), driven as a person would. */
 describeBrowser('tasks in the browser', () => {
-  let server: RunningServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  });
-  // Open pages keep their live-update streams, and refetch on every change later tests make.
-  const opened: OpenPage[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map(({ context }) => context.close()));
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const suite = browserSuite({ expectNoErrors: false });
+  const { opened } = suite;
 
   /** A fresh context, signed in as the admin, with the admin's tasks from earlier tests deleted. */
   async function session(): Promise<OpenPage> {
-    const tab = await openPage(browser, server);
+    const tab = await openPage(suite.browser, suite.server);
     opened.push(tab);
     const { page } = tab;
     await signIn(page);
@@ -77,7 +66,7 @@ describeBrowser('tasks in the browser', () => {
     return cards.evaluateAll((elements) => elements.map((e) => e.getAttribute('aria-label') ?? ''));
   }
 
-  /** Makes the calls with this method and path fail with a 500, as a broken server would. */
+  /** Makes the calls with this method and path fail with a 500, as a broken suite.server would. */
   async function failCalls(page: Page, method: string, path: string | RegExp) {
     await page.route(
       (url) => (typeof path === 'string' ? url.pathname === path : path.test(url.pathname)),
@@ -294,9 +283,9 @@ describeBrowser('tasks in the browser', () => {
     const saved = page.waitForResponse(savesOrder);
     await card(page, 'Charlie').getByRole('button', { name: 'Drag to reorder' }).focus();
     await page.keyboard.press('Space');
-    await page.waitForTimeout(100);
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/lifted an item in position 1/);
     await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(300);
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/from position 1\s+to position 2/);
     await page.keyboard.press('Space');
     expect((await saved).ok()).toBe(true);
     await expect.poll(() => cardTitles(page)).toEqual(['Bravo', 'Charlie', 'Alpha']);
@@ -345,7 +334,9 @@ describeBrowser('tasks in the browser', () => {
     await taskCard.getByRole('button', { name: 'Expand task' }).click();
     await taskCard.getByRole('textbox', { name: 'Notes' }).waitFor();
     await page.mouse.move(5, 5);
-    await taskCard.getByRole('button', { name: 'Expand task', expanded: false }).waitFor({ timeout: 2000 });
+    await taskCard
+      .getByRole('button', { name: 'Expand task', expanded: false })
+      .waitFor({ timeout: budget(2_000) });
   });
 
   it('shows a change made in one tab in another tab without a reload', async () => {
@@ -353,15 +344,15 @@ describeBrowser('tasks in the browser', () => {
     await addTask(page, 'Shared task');
     await reload(page);
     const other = await context.newPage();
+    const stream = await watchLiveStream(other);
     await other.goto('/');
     await card(other, 'Shared task').waitFor();
-    // Give the other tab's live-update stream a moment to connect.
-    await other.waitForTimeout(500);
+    await stream.listening;
 
     await titleButton(page, 'Shared task').click();
     await page.getByLabel('Title').fill('Shared and renamed');
     await page.keyboard.press('Enter');
-    await card(other, 'Shared and renamed').waitFor({ timeout: 5000 });
+    await card(other, 'Shared and renamed').waitFor();
 
     // Notes changed elsewhere (an AI draft moved into notes, say) show in an open card while no one types.
     const otherCard = card(other, 'Shared and renamed');
@@ -369,7 +360,7 @@ describeBrowser('tasks in the browser', () => {
     const task = (await apiFromPage<Task[]>(page, 'GET', '/api/tasks'))[0]!;
     await apiFromPage(page, 'PATCH', `/api/tasks/${task.id}`, { notes: 'From the draft' });
     await expect
-      .poll(() => otherCard.getByRole('textbox', { name: 'Notes' }).inputValue(), { timeout: 5000 })
+      .poll(() => otherCard.getByRole('textbox', { name: 'Notes' }).inputValue())
       .toBe('From the draft');
   });
 
@@ -412,9 +403,9 @@ describeBrowser('tasks in the browser', () => {
     const refused = page.waitForResponse(savesOrder);
     await card(page, 'Second').getByRole('button', { name: 'Drag to reorder' }).focus();
     await page.keyboard.press('Space');
-    await page.waitForTimeout(100);
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/lifted an item in position 1/);
     await page.keyboard.press('ArrowDown');
-    await page.waitForTimeout(300);
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/from position 1\s+to position 2/);
     await page.keyboard.press('Space');
     expect((await refused).status()).toBe(500);
     await expectToast(page, 'Error', 'Failed to reorder tasks');
@@ -459,7 +450,7 @@ describeBrowser('tasks in the browser', () => {
       await reload(page);
       // The pointer stays on the card, which would otherwise collapse as it leaves.
       await card(page, 'Review pull requests').getByRole('button', { name: 'Expand task' }).click();
-      await page.waitForTimeout(300);
+      await animationsSettled(page);
       await screenshot(page, `tasks-main-${theme}`);
       await page.getByRole('heading', { name: 'Your Tasks' }).click();
       await page.goto('/archive');

@@ -45,13 +45,17 @@ export const agentBodySchema = z.object({
 });
 export type AgentBody = z.infer<typeof agentBodySchema>;
 
-/** PUT takes any of the fields; a field that is sent must still be valid. */
+const AGENT_FIELDS = Object.keys(agentBodySchema.shape);
+
+/**
+ * PUT takes any of the fields; a field that is sent must still be valid, and one must be sent.
+ * Unknown fields are dropped, so `{}` and `{"other": 1}` are both refused: the document names the
+ * fields that count, as well as `minProperties`.
+ */
 export const agentUpdateSchema = agentBodySchema
   .partial()
-  .refine(
-    (v) => v.title !== undefined || v.prompt !== undefined || v.model !== undefined,
-    'Title, prompt or model is required',
-  );
+  .refine((v) => Object.values(v).some((value) => value !== undefined), 'Title, prompt or model is required')
+  .meta({ minProperties: 1, anyOf: AGENT_FIELDS.map((field) => ({ required: [field] })) });
 export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
 
 export const agentIdParamsSchema = z.object({ id: idParam() });

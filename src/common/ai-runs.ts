@@ -105,7 +105,6 @@ export const aiRunsPath = (taskId: number) => `${TASKS_PATH}/${taskId}/ai-runs`;
 export const AI_PROPOSALS_PATH = '/api/ai/proposals';
 
 export const proposalIdParamsSchema = z.object({ id: idParam() });
-export const taskIdParamsSchema = z.object({ id: idParam() });
 
 export const PROPOSAL_MESSAGES = {
   notFound: 'Proposal',

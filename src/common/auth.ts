@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, VALIDATION } from './spec';
+import { isTimeZone } from './time-zone';
 
 /** Field limits shared by the forms and the routes. */
 export const AUTH_LIMITS = {
@@ -17,11 +18,13 @@ const trimmed = (field: string, max: number) =>
     .min(1, `${field} is required`)
     .max(max, `${field} must be at most ${max} characters`);
 
+/** Trimmed, then checked. A request's side of a pipe is the plain string, so `meta` names the format. */
 export const emailSchema = z
   .string({ error: VALIDATION.validEmailRequired })
   .trim()
   .max(AUTH_LIMITS.emailMax, VALIDATION.validEmailRequired)
-  .pipe(z.email(VALIDATION.validEmailRequired));
+  .pipe(z.email(VALIDATION.validEmailRequired))
+  .meta({ format: 'email', description: 'An e-mail address; spaces around it are ignored.' });
 
 /** A username as typed at sign-in or requested: letters, digits and . _ - */
 export const usernameSchema = trimmed('Username', AUTH_LIMITS.usernameMax).regex(
@@ -39,8 +42,25 @@ export const publicUserSchema = z.object({
   createdAt: z.string(),
   /** Two-factor sign-in (TOTP) is on for the account. */
   twoFactorEnabled: z.boolean(),
+  /** IANA time zone (issue 22); null until set (the browser sets it at first sign-in), read as UTC. */
+  timeZone: z.string().nullable(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
+
+export const TIME_ZONE_MESSAGE = 'timeZone must be an IANA time zone such as Europe/Berlin';
+
+/** PATCH /api/auth/me (issue 22): the caller's own settings; today only their time zone. */
+export const updateMeBodySchema = z
+  .strictObject({
+    timeZone: z
+      .string({ error: TIME_ZONE_MESSAGE })
+      .max(100, TIME_ZONE_MESSAGE)
+      .refine(isTimeZone, TIME_ZONE_MESSAGE)
+      .meta({ description: "An IANA time zone ('Europe/Berlin'), as Intl knows it." }),
+  })
+  .meta({ example: { timeZone: 'Europe/Berlin' } });
+export type UpdateMeBody = z.infer<typeof updateMeBodySchema>;
+export const ME_PATH = '/api/auth/me';
 
 export const loginBodySchema = z.object({
   username: trimmed('Username', AUTH_LIMITS.usernameMax),

@@ -49,6 +49,8 @@ export const reorderChecklistBodySchema = z.strictObject({
   itemIds: z
     .array(idSchema('itemIds'))
     .min(1, CHECKLIST_MESSAGES.reorderEmpty)
-    .max(CHECKLIST_LIMITS.itemsMax, `itemIds must list at most ${CHECKLIST_LIMITS.itemsMax} items`),
+    .max(CHECKLIST_LIMITS.itemsMax, `itemIds must list at most ${CHECKLIST_LIMITS.itemsMax} items`)
+    // The service refuses a repeated id (it names the id); the document says so.
+    .meta({ uniqueItems: true }),
 });
 export type ReorderChecklistBody = z.infer<typeof reorderChecklistBodySchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentSchema } from './agents';
+import { idSchema } from './ids';
 import { taskSchema } from './tasks';
 
 /** Taking your data out and bringing tasks in (issue 13): the API contract, shared with the client. */
@@ -32,15 +33,24 @@ export const CSV_COLUMNS = [
   'archived',
   'notes',
   'createdAt',
+  'dueTime',
+  'dueTimeZone',
+  'recurrence',
+  'recurrenceFrom',
 ] as const;
 
 /** A checklist item as the JSON export holds it (its task holds it, in order). */
 export const exportedChecklistItemSchema = z.object({ title: z.string(), done: z.boolean() });
 
-/** A task in the JSON export: the task as the API shows it, with its checklist items. */
-export const exportedTaskSchema = taskSchema.omit({ userId: true }).extend({
-  checklistItems: z.array(exportedChecklistItemSchema),
-});
+/**
+ * A task in the JSON export: the task as the API shows it, with its checklist items; without who
+ * made it, its project, assignees and comment count, which belong to this server, not to the file.
+ */
+export const exportedTaskSchema = taskSchema
+  .omit({ userId: true, projectId: true, assigneeIds: true, commentCount: true })
+  .extend({
+    checklistItems: z.array(exportedChecklistItemSchema),
+  });
 
 /** GET /api/export?format=json: everything you own, and nothing of anyone else's. */
 export const exportDocumentSchema = z.object({
@@ -57,6 +67,8 @@ export const importQuerySchema = z.object({
     .enum(['true', 'false'], { error: 'dryRun must be true or false' })
     .optional()
     .transform((v) => v === 'true'),
+  /** The project the tasks go into (issue 21): one where the caller is editor or more; without it, the Inbox. */
+  projectId: z.coerce.number({ error: 'projectId must be a number' }).pipe(idSchema('projectId')).optional(),
 });
 
 export const importErrorSchema = z.object({
@@ -66,11 +78,15 @@ export const importErrorSchema = z.object({
 });
 export type ImportError = z.infer<typeof importErrorSchema>;
 
-/** POST /api/import: tasks created (or, with dryRun, that would be), rows left out and why. */
+/**
+ * POST /api/import: tasks created (or, with dryRun, that would be), rows left out and why, and
+ * what was imported with something lost (a Todoist recurrence read as one date), for the preview.
+ */
 export const importResultSchema = z.object({
   imported: z.number(),
   skipped: z.number(),
   errors: z.array(importErrorSchema),
+  notices: z.array(importErrorSchema),
 });
 export type ImportResult = z.infer<typeof importResultSchema>;
 

@@ -27,8 +27,20 @@ export const FILE_COUNTS_PATH = '/api/files/counts';
 /** The multipart field that carries the files, repeated once per file (spec §7). */
 export const UPLOAD_FIELD = 'files';
 
-/** POST /api/tasks/{taskId}/files: a multipart/form-data body, read as a stream by the server. */
-export const uploadFilesBodySchema = z.object({ [UPLOAD_FIELD]: z.array(binarySchema).min(1) });
+/** Per request: enough for any real use of the picker, small enough to bound one request's work. */
+export const UPLOAD_LIMITS = { files: 20, fields: 10, fieldSize: 1024, parts: 30 } as const;
+
+/**
+ * POST /api/tasks/{taskId}/files: a multipart/form-data body, read as a stream by the server. The
+ * document only: files go in one field; other parts may be text, which is ignored.
+ */
+export const uploadFilesBodySchema = z
+  .object({ [UPLOAD_FIELD]: z.array(binarySchema).min(1).max(UPLOAD_LIMITS.files) })
+  .catchall(
+    z.string().meta({
+      description: `Any other part must be text, and is ignored: a file in a field other than \`${UPLOAD_FIELD}\` is refused (400).`,
+    }),
+  );
 
 /**
  * GET /api/files/{id}/download: the file's bytes, in its own content type (HTML never inline).

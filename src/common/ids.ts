@@ -13,3 +13,9 @@ export const idSchema = (field: string) =>
 
 /** An id in a path, where it arrives as text; one that fails answers 404 (the error handler), like an id that names nothing. */
 export const idParam = (field = 'id') => z.coerce.number().pipe(idSchema(field));
+
+/**
+ * A path id left as text for a route that parses it itself (the task routes, whose handler answers
+ * 404 for text that names no task): the document describes it as the id it must be, like idParam.
+ */
+export const textIdParam = () => z.string().meta({ type: 'integer', exclusiveMinimum: 0, maximum: MAX_ID });

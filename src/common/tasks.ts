@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { idSchema } from './ids';
+import { DUE_TIME_PATTERN } from './due';
+import { idParam, idSchema } from './ids';
+import { normalizeRecurrence, RECURRENCE_FROM } from './recurrence';
 import { VALIDATION } from './spec';
 
 /** A task as the API returns it (spec §3), plus timestamps. */
@@ -22,6 +24,19 @@ export const taskSchema = z.object({
   archivedAt: z.string().nullable(),
   /** The task's checklist: items done and in all. */
   checklist: z.object({ done: z.number(), total: z.number() }),
+  /** The project the task is in (issue 21): the creator's Inbox unless it was put or moved elsewhere. */
+  projectId: z.number(),
+  /** Members of the task's project it is assigned to, by user id, in the order they were assigned. */
+  assigneeIds: z.array(z.number()),
+  commentCount: z.number(),
+  /** 'HH:MM' or null (issue 22): read in dueTimeZone. */
+  dueTime: z.string().nullable(),
+  /** The IANA zone dueTime is read in: the zone of whoever set it, when they set it. */
+  dueTimeZone: z.string().nullable(),
+  /** An RFC 5545 RRULE ('FREQ=WEEKLY;BYDAY=MO') or null. */
+  recurrence: z.string().nullable(),
+  /** Where a recurring task's next date counts from: its due date, or the day it was completed. */
+  recurrenceFrom: z.enum(RECURRENCE_FROM),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -29,6 +44,8 @@ export type Task = z.infer<typeof taskSchema>;
 export const TASKS_PATH = '/api/tasks';
 export const ARCHIVED_TASKS_PATH = '/api/tasks/archived';
 export const taskPath = (id: number) => `${TASKS_PATH}/${id}`;
+/** The `{id}` of a route under a task (its checklist, comments, activity, AI runs). */
+export const taskIdParamsSchema = z.object({ id: idParam() });
 
 /** Field limits shared by the forms and the routes. */
 export const TASK_LIMITS = {
@@ -38,6 +55,7 @@ export const TASK_LIMITS = {
   aiDraftMax: 50_000,
   reorderMax: 10_000,
   queryMax: 500,
+  assigneesMax: 10,
 } as const;
 
 export const TASK_MESSAGES = {
@@ -45,7 +63,47 @@ export const TASK_MESSAGES = {
   moveAfterItself: 'afterId must name another task',
   reorderEmpty: 'taskIds must list at least one task',
   agentNotFound: 'Agent not found',
+  dueTimeInvalid: 'dueTime must be a time written HH:MM (00:00 to 23:59)',
+  dueTimeNeedsDate: 'dueTime needs a dueDate',
+  recurrenceNeedsDate: 'recurrence needs a dueDate',
+  recurrenceFromInvalid: `recurrenceFrom must be one of ${RECURRENCE_FROM.join(', ')}`,
 } as const;
+
+/** 'HH:MM', '' or null; out comes 'HH:MM' or null. */
+const dueTimeSchema = z
+  .string()
+  .max(5, TASK_MESSAGES.dueTimeInvalid)
+  .regex(/^(?:([01]\d|2[0-3]):[0-5]\d)?$/, TASK_MESSAGES.dueTimeInvalid)
+  .meta({
+    description:
+      "'HH:MM' (24-hour) in the caller's time zone, stored with that zone; empty or null for none. Needs a dueDate.",
+  })
+  .nullable()
+  .transform((value) => (value && DUE_TIME_PATTERN.test(value) ? value : null));
+
+/** An RRULE, '' or null; out comes the rule written one way, or null. */
+const recurrenceSchema = z
+  .string()
+  .max(600, 'recurrence must be at most 500 characters')
+  .meta({
+    description:
+      "An RFC 5545 RRULE without DTSTART or COUNT ('FREQ=WEEKLY;BYDAY=MO,WE', 'FREQ=MONTHLY;BYMONTHDAY=-1'); empty or null for none. Needs a dueDate: the series counts from it.",
+  })
+  .nullable()
+  .transform((value, ctx) => {
+    if (!value?.trim()) return null;
+    const parsed = normalizeRecurrence(value);
+    if (!parsed.ok) {
+      ctx.addIssue({ code: 'custom', message: parsed.message });
+      return z.NEVER;
+    }
+    return parsed.rule;
+  });
+
+const recurrenceFromSchema = z.enum(RECURRENCE_FROM, { error: TASK_MESSAGES.recurrenceFromInvalid }).meta({
+  description:
+    "'due' (default): the next date counts from the due date; 'completion': from the day it is completed.",
+});
 
 const titleSchema = z
   .string({
@@ -64,12 +122,13 @@ const descriptionSchema = z
   .nullable()
   .transform((v) => v || null);
 
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(T.+)?$/;
+/** YYYY-MM-DD, optionally followed by a time (an ISO date-time), or nothing. */
+const DUE_DATE_PATTERN = /^(?:(\d{4})-(\d{2})-(\d{2})(T.+)?)?$/;
 
 /** A calendar date that exists (no 2026-02-30); a full ISO date-time keeps the date it was written with. */
 function toCalendarDate(value: string): string | null {
-  const match = DATE_PATTERN.exec(value);
-  if (!match) return null;
+  const match = DUE_DATE_PATTERN.exec(value);
+  if (!match?.[1]) return null;
   const [, y, m, d, time] = match;
   if (time && Number.isNaN(Date.parse(value))) return null;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
@@ -81,6 +140,11 @@ function toCalendarDate(value: string): string | null {
 const dueDateSchema = z
   .string()
   .max(40, TASK_MESSAGES.dueDateInvalid)
+  .regex(DUE_DATE_PATTERN, TASK_MESSAGES.dueDateInvalid)
+  .meta({
+    description:
+      'YYYY-MM-DD, or an ISO date-time whose date is kept; empty or null for none. The date must exist on the calendar (2026-02-30 is refused).',
+  })
   .nullable()
   .transform((value, ctx) => {
     if (!value) return null;
@@ -118,6 +182,11 @@ export const createTaskBodySchema = z
     archived: z.boolean().default(false),
     position: z.number().optional(),
     contextId: contextIdSchema.optional().transform((v) => v ?? null),
+    /** The project to put the task in (editor or more there); without it, the caller's Inbox. */
+    projectId: idSchema('projectId').optional(),
+    dueTime: dueTimeSchema.optional().transform((v) => v ?? null),
+    recurrence: recurrenceSchema.optional().transform((v) => v ?? null),
+    recurrenceFrom: recurrenceFromSchema.optional(),
   })
   // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
   // those to the output side of a schema that transforms.
@@ -142,6 +211,17 @@ export const updateTaskBodySchema = z.strictObject({
   aiDraft: aiDraftSchema.optional(),
   aiAssisted: z.boolean().optional(),
   dueDate: dueDateSchema.optional(),
+  /** Moves the task to another project: the caller must be an editor or more in both. */
+  projectId: idSchema('projectId').optional(),
+  /** Replaces the task's assignees: members of its project (after a move, of the new one). */
+  assigneeIds: z
+    .array(idSchema('assigneeIds'))
+    .max(TASK_LIMITS.assigneesMax, `assigneeIds must list at most ${TASK_LIMITS.assigneesMax} people`)
+    .meta({ uniqueItems: true })
+    .optional(),
+  dueTime: dueTimeSchema.optional(),
+  recurrence: recurrenceSchema.optional(),
+  recurrenceFrom: recurrenceFromSchema.optional(),
 });
 export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
 export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
@@ -154,7 +234,9 @@ export const reorderBodySchema = z.strictObject({
   taskIds: z
     .array(idSchema('taskIds'))
     .min(1, TASK_MESSAGES.reorderEmpty)
-    .max(TASK_LIMITS.reorderMax, `taskIds must list at most ${TASK_LIMITS.reorderMax} tasks`),
+    .max(TASK_LIMITS.reorderMax, `taskIds must list at most ${TASK_LIMITS.reorderMax} tasks`)
+    // The service refuses a repeated id (it names the id); the document says so.
+    .meta({ uniqueItems: true }),
 });
 export type ReorderBody = z.infer<typeof reorderBodySchema>;
 
@@ -168,9 +250,25 @@ export const moveTaskBodySchema = z.strictObject({
 export type MoveTaskBody = z.infer<typeof moveTaskBodySchema>;
 export const taskMovePath = (id: number) => `${TASKS_PATH}/${id}/move`;
 
+/**
+ * POST /api/tasks/{id}/complete (issue 22): completes the task. A recurring one moves on to its
+ * next date and stays active; `final: true` ends the series and archives it ('Complete forever').
+ */
+export const completeTaskBodySchema = z.strictObject({
+  final: z
+    .boolean({ error: 'final must be true or false' })
+    .optional()
+    .meta({ description: 'For a recurring task: true ends the series and archives the task.' }),
+});
+export type CompleteTaskBody = z.input<typeof completeTaskBodySchema>;
+export const taskCompletePath = (id: number) => `${TASKS_PATH}/${id}/complete`;
+
 /** The due-date filters of the task lists (issue 13); 'today' is the server's local date. */
 export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
+
+/** `projectId=all`: every project the caller can see, instead of one. */
+export const ALL_PROJECTS = 'all';
 
 /** A query parameter left empty (`?q=`) is no filter at all. */
 const optionalParam = <T extends z.ZodType>(schema: T) =>
@@ -190,6 +288,18 @@ export const taskListQuerySchema = z.object({
     z.enum(['true', 'false'], { error: 'hasFiles must be true or false' }).transform((v) => v === 'true'),
   ),
   agentId: optionalParam(z.coerce.number({ error: 'agentId must be a number' }).pipe(idSchema('agentId'))),
+  /** Which project's tasks (issue 21): a project id, or `all`; without it, the caller's Inbox. */
+  projectId: optionalParam(
+    z.union(
+      [
+        z.literal(ALL_PROJECTS),
+        z.coerce.number({ error: 'projectId must be a number or all' }).pipe(idSchema('projectId')),
+      ],
+      { error: 'projectId must be a number or all' },
+    ),
+  ),
+  /** `assignee=me`: only the tasks assigned to the caller, in any project they can see. */
+  assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 

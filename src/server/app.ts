@@ -11,12 +11,14 @@ import Fastify, {
 import { sql } from 'kysely';
 import type { CustomFetch } from 'openid-client';
 import { OIDC_PATHS } from '../common/sign-in';
+import { createAccess } from './access';
+import { activityRoutes } from './activity/routes';
 import { adminRoutes } from './admin/routes';
 import { createAttachmentReader } from './agents/attachments';
 import { createSecretBox } from './agents/crypto';
 import { createAgentRepository } from './agents/repository';
 import { agentRoutes } from './agents/routes';
-import { createSignInGuard } from './auth/login-guard';
+import { createSecondFactorGuard, createSignInGuard } from './auth/login-guard';
 import { createOidcClient } from './auth/oidc-client';
 import { oidcRoutes } from './auth/oidc-routes';
 import { createOidcSignIn } from './auth/oidc-service';
@@ -31,26 +33,46 @@ import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
 import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
+import { commentRoutes } from './comments/routes';
+import { createCommentService } from './comments/service';
 import type { Config } from './config';
 import type { Db } from './db';
 import { createFileStore } from './files/driver';
 import { fileRoutes } from './files/routes';
 import type { FileStore } from './files/store';
 import { registerCompression } from './http/compression';
-import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE, registerErrorHandler } from './http/errors';
+import {
+  answerFrameworkError,
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE,
+  registerErrorHandler,
+} from './http/errors';
 import { registerOpenApi } from './http/openapi';
 import { createRateLimiter } from './http/rate-limit';
+import { registerFallback } from './http/routing';
 import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
 import { serializerCompiler, validatorCompiler } from './http/zod';
+import { createJobQueue, type JobQueue } from './jobs/queue';
 import { createLiveBus, type LiveBus } from './live/bus';
+import { createProjectEvents } from './live/projects';
 import { liveRoutes } from './live/routes';
 import { createMailer, type Mailer } from './mail/mailer';
 import { mcpRoutes } from './mcp/routes';
+import { createPushChannel } from './notifications/channels';
+import { notificationRoutes } from './notifications/routes';
+import { createNotificationService, type NotificationService } from './notifications/service';
 import { dataRoutes } from './portability/routes';
+import { projectRoutes } from './projects/routes';
+import { createProjectService } from './projects/service';
+import { pushRoutes } from './push/routes';
+import { createPushService, type PushService } from './push/service';
+import { reminderRoutes } from './reminders/routes';
+import { createReminderService } from './reminders/service';
 import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
+import { type Clock, systemClock } from './time/clock';
 import { createTokenRepository } from './tokens/repository';
 import { tokenRoutes } from './tokens/routes';
 import { createTokenService } from './tokens/service';
@@ -64,6 +86,10 @@ export interface BuildAppOptions {
   logger?: FastifyBaseLogger | boolean;
   /** Tests only: how single sign-on reaches their provider (one that trusts their CA). */
   oidcFetch?: CustomFetch;
+  /** Tests only: a clock they move (issue 22); the system's otherwise. */
+  clock?: Clock;
+  /** Tests only: an HTTPS agent that trusts their push service's certificate authority. */
+  pushAgent?: import('node:https').Agent;
 }
 
 /** Every route the app serves: the robustness test walks them all. */
@@ -84,6 +110,13 @@ export interface AppServices {
   auth: AuthService;
   fileStore: FileStore;
   live: LiveBus;
+  clock: Clock;
+  /** Web Push: `deliver(userId, payload)` for the notifications' push channel (decision 036). */
+  push: PushService;
+  /** The job queue (decision 034): `runDue()` runs what is due now, as the poller would. */
+  jobs: JobQueue;
+  /** Notifications and their channels: `addChannel(createPushChannel(push))` adds push. */
+  notifications: NotificationService;
 }
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
@@ -91,6 +124,7 @@ export async function buildApp(
   options: BuildAppOptions,
 ): Promise<{ app: FastifyInstance; ctx: AppServices; routes: RouteSummary[] }> {
   const { config, db } = options;
+  const clock = options.clock ?? systemClock;
   const app = Fastify({
     logger:
       options.logger === undefined
@@ -122,12 +156,17 @@ export async function buildApp(
     // Idle keep-alive sockets must not hold up a graceful shutdown.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    frameworkErrors: answerFrameworkError,
   });
   registerRequestLog(app);
   const routes: RouteSummary[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
+  const hasClient =
+    options.clientDir !== undefined && fs.existsSync(path.join(options.clientDir, 'index.html'));
+  // Before the routes: it learns which methods each path is served with.
+  registerFallback(app, { hasClient });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
@@ -155,6 +194,11 @@ export async function buildApp(
     db: kysely,
     sessions,
     loginGuard: createSignInGuard(rateLimiter, config.authRateLimit),
+    secondFactorGuard: createSecondFactorGuard(rateLimiter, config.authRateLimit),
+    lockoutMs: config.authRateLimit.windowMs,
+    mailer,
+    appUrl: config.appUrl,
+    logger,
   });
   const auth = createAuthService({
     db: kysely,
@@ -165,8 +209,45 @@ export async function buildApp(
     logger,
     twoFactor,
   });
-  const tasks = createTaskService({ db: kysely, dialect: db.dialect, live, fileStore, logger });
-  const checklists = createChecklistService({ db: kysely, live });
+  const access = createAccess(kysely, { bus: live });
+  const projectEvents = createProjectEvents(access, live, logger);
+  const jobs = createJobQueue({
+    db: kysely,
+    dialect: db.dialect,
+    clock,
+    logger,
+    pollIntervalMs: config.jobs.pollIntervalMs,
+    leaseMs: config.jobs.leaseMs,
+    beforeEachPass: () => notifications.sweepDigests(),
+  });
+  const notifications = createNotificationService({
+    db: kysely,
+    access,
+    live,
+    jobs,
+    mailer,
+    appUrl: config.appUrl,
+    clock,
+    logger,
+    // A send that outlives its claim could be sent again by whoever takes the job over.
+    sendTimeoutMs: Math.min(60_000, config.jobs.leaseMs / 2),
+  });
+  // Web Push is the notifications' push channel (decision 036).
+  const push = createPushService({ db: kysely, config, logger, clock, agent: options.pushAgent });
+  notifications.addChannel(createPushChannel(push));
+  const reminders = createReminderService({ db: kysely, access, jobs, notifications, clock, logger });
+  const tasks = createTaskService({
+    db: kysely,
+    dialect: db.dialect,
+    projectEvents,
+    access,
+    fileStore,
+    logger,
+    notifications,
+    reminders,
+    clock,
+  });
+  const checklists = createChecklistService({ db: kysely, access, projectEvents });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
   const passkeys = createPasskeyService({
     passkeys: createPasskeyRepository(kysely),
@@ -175,7 +256,7 @@ export async function buildApp(
   });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
   // Before the routes: it learns each one as it is added, and writes the document at ready.
-  await registerOpenApi(app);
+  await registerOpenApi(app, { appUrl: config.appUrl });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -198,15 +279,41 @@ export async function buildApp(
     config,
   });
   await passkeyRoutes(app, { passkeys, rateLimiter, config });
-  await adminRoutes(app, { db: kysely, users, sessions, mailer, fileStore, appUrl: config.appUrl, logger });
+  await adminRoutes(app, {
+    db: kysely,
+    users,
+    sessions,
+    mailer,
+    fileStore,
+    live,
+    appUrl: config.appUrl,
+    logger,
+  });
+  const projects = createProjectService({
+    db: kysely,
+    fileStore,
+    access,
+    live,
+    notifications,
+    logger,
+  });
+  await projectRoutes(app, { projects });
   await tasksRoutes(app, { tasks, checklists });
   await tokenRoutes(app, { tokens });
-  await calendarRoutes(app, { db: kysely, appUrl: config.appUrl });
-  await dataRoutes(app, { db: kysely, live });
+  await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
+  await dataRoutes(app, { db: kysely, live, access, projectEvents });
+  await commentRoutes(app, {
+    comments: createCommentService({ db: kysely, access, projectEvents, notifications }),
+  });
+  await reminderRoutes(app, { reminders });
+  await notificationRoutes(app, { notifications });
+  await activityRoutes(app, { db, access });
   await liveRoutes(app, { live });
+  await pushRoutes(app, { push });
   await agentRoutes(app, {
     db: kysely,
-    live,
+    access,
+    projectEvents,
     tasks,
     checklists,
     secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
@@ -224,28 +331,32 @@ export async function buildApp(
   await fileRoutes(app, {
     db: kysely,
     store: fileStore,
-    live,
+    access,
+    projectEvents,
     maxUploadBytes: config.maxUploadBytes,
     logger,
   });
   // Outside /api: its own bearer check, and no OpenAPI entry (the document covers /api only).
-  await mcpRoutes(app, { tokens, tasks, checklists, agents: createAgentRepository(kysely), logger });
-
-  const hasClient =
-    options.clientDir !== undefined && fs.existsSync(path.join(options.clientDir, 'index.html'));
-  if (hasClient) await serveClient(app, options.clientDir!);
-  app.setNotFoundHandler((request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '/';
-    const isApi = pathname === '/api' || pathname.startsWith('/api/');
-    // Client routes (/archive, /reset-password/..., unknown pages) load the SPA, which routes itself.
-    if (hasClient && (request.method === 'GET' || request.method === 'HEAD') && !isApi) {
-      return reply.header('Cache-Control', 'no-cache').sendFile('index.html');
-    }
-    return reply.code(404).send({ message: `No route for ${request.method} ${pathname}` });
+  await mcpRoutes(app, {
+    tokens,
+    tasks,
+    checklists,
+    agents: createAgentRepository(kysely),
+    projects,
+    logger,
   });
+
+  if (hasClient) await serveClient(app, options.clientDir!);
+  // Every instance polls for due jobs once it is ready; closing stops it first (before the mailer).
+  app.addHook('onReady', async () => jobs.start());
+  app.addHook('preClose', async () => jobs.stop());
   app.addHook('onClose', async () => mailer.close());
   app.addHook('onClose', async () => live.close());
-  return { app, ctx: { config, db, logger, users, auth, fileStore, live }, routes };
+  return {
+    app,
+    ctx: { config, db, logger, users, auth, fileStore, live, clock, jobs, notifications, push },
+    routes,
+  };
 }
 
 /**

@@ -37,6 +37,11 @@ describe('configuration', () => {
     [{ OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_ID: 'a' }, 'OIDC_CLIENT_SECRET'],
     [{ OIDC_AUTO_CREATE: 'sometimes' }, 'OIDC_AUTO_CREATE'],
     [{ OIDC_NAME: 'x'.repeat(41) }, 'OIDC_NAME'],
+    [{ VAPID_PUBLIC_KEY: 'short', VAPID_PRIVATE_KEY: 'p'.repeat(43) }, 'VAPID_PUBLIC_KEY'],
+    [{ VAPID_PUBLIC_KEY: 'B'.repeat(87), VAPID_PRIVATE_KEY: 'p+'.repeat(22) }, 'VAPID_PRIVATE_KEY'],
+    [{ VAPID_PUBLIC_KEY: 'B'.repeat(87) }, 'VAPID_PRIVATE_KEY'],
+    [{ VAPID_PRIVATE_KEY: 'p'.repeat(43) }, 'VAPID_PUBLIC_KEY'],
+    [{ VAPID_SUBJECT: 'http://tasks.example.com' }, 'VAPID_SUBJECT'],
   ])('stops on %o with one line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -115,6 +120,22 @@ describe('configuration', () => {
         OIDC_NAME: '',
       }).oidc?.name,
     ).toBe('SSO');
+  });
+
+  it('takes the VAPID keys from the environment, or leaves them to the database; names a subject', () => {
+    expect(loadConfig({}).push).toEqual({ keys: undefined, subject: 'mailto:no-reply@localhost' });
+    expect(loadConfig({ APP_URL: 'https://tasks.example.com' }).push.subject).toBe(
+      'https://tasks.example.com',
+    );
+    expect(loadConfig({ MAIL_FROM: 'ops@example.com' }).push.subject).toBe('mailto:ops@example.com');
+    const keys = { publicKey: `B${'a'.repeat(86)}`, privateKey: 'k'.repeat(43) };
+    expect(
+      loadConfig({
+        VAPID_PUBLIC_KEY: keys.publicKey,
+        VAPID_PRIVATE_KEY: keys.privateKey,
+        VAPID_SUBJECT: 'mailto:ops@example.com',
+      }).push,
+    ).toEqual({ keys, subject: 'mailto:ops@example.com' });
   });
 
   it('derives APP_URL from PORT and trims a trailing slash', () => {

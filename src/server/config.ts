@@ -65,6 +65,8 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   FILE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().positive().default(600),
   FILE_SWEEP_MIN_AGE_SECONDS: z.coerce.number().int().min(0).default(3600),
+  JOBS_POLL_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  JOBS_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   S3_BUCKET: z
     .string()
     .regex(
@@ -98,6 +100,22 @@ const envSchema = z.object({
     .default('SSO')
     .transform((name) => name || 'SSO'),
   OIDC_AUTO_CREATE: flag.default(false),
+  // Web Push (issue 22, decision 036): base64url, as `npx web-push generate-vapid-keys` prints them.
+  VAPID_PUBLIC_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{87}$/, 'must be a base64url P-256 public key (87 characters)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  VAPID_PRIVATE_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url P-256 private key (43 characters)')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
 });
 
 export type Config = ReturnType<typeof toConfig>;
@@ -115,6 +133,14 @@ const checkedEnvSchema = envSchema.superRefine((env, context) => {
       message: 'must be set together with the other S3 key',
     });
   }
+  if (Boolean(env.VAPID_PUBLIC_KEY) !== Boolean(env.VAPID_PRIVATE_KEY)) {
+    const missing = env.VAPID_PUBLIC_KEY ? 'VAPID_PRIVATE_KEY' : 'VAPID_PUBLIC_KEY';
+    context.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: 'must be set together with the other VAPID key',
+    });
+  }
   if (env.OIDC_ISSUER) {
     for (const name of ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const) {
       if (!env[name])
@@ -123,14 +149,26 @@ const checkedEnvSchema = envSchema.superRefine((env, context) => {
   }
 });
 
+/**
+ * Who runs this server, for push services (RFC 8292 `sub`): VAPID_SUBJECT, else APP_URL when it is
+ * https, else the address MAIL_FROM sends from.
+ */
+function vapidSubject(env: z.infer<typeof envSchema>, appUrl: string): string {
+  if (env.VAPID_SUBJECT) return env.VAPID_SUBJECT;
+  if (appUrl.startsWith('https://')) return appUrl;
+  const address = /<([^>]+)>/.exec(env.MAIL_FROM)?.[1] ?? env.MAIL_FROM.trim();
+  return `mailto:${address}`;
+}
+
 function toConfig(env: z.infer<typeof envSchema>) {
   const dataDir = path.resolve(env.DATA_DIR);
+  const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
   return {
     port: env.PORT,
     host: env.HOST,
     dataDir,
     databaseUrl: env.DATABASE_URL,
-    appUrl: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    appUrl,
     admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD, email: env.ADMIN_EMAIL },
     ai: {
       apiKey: env.OPENAI_API_KEY,
@@ -149,6 +187,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       intervalMs: env.FILE_SWEEP_INTERVAL_SECONDS * 1000,
       minAgeMs: env.FILE_SWEEP_MIN_AGE_SECONDS * 1000,
     },
+    /** How often each instance looks for due jobs (reminders, deliveries, digests). */
+    jobs: { pollIntervalMs: env.JOBS_POLL_INTERVAL_MS, leaseMs: env.JOBS_LEASE_MS },
     sessionTtlMs: env.SESSION_TTL_DAYS * 24 * 60 * 60 * 1000,
     trustProxy: env.TRUST_PROXY,
     /** Attempts at sign-in and the public forms per 15 minutes, per address and per account. */
@@ -156,6 +196,11 @@ function toConfig(env: z.infer<typeof envSchema>) {
       perIp: env.AUTH_RATE_LIMIT_PER_IP,
       perAccount: env.AUTH_RATE_LIMIT_PER_ACCOUNT,
       windowMs: 15 * 60 * 1000,
+      /**
+       * Wrong second-factor codes per account from any mix of addresses in that window (issue 20,
+       * RFC 6238 §5.2): the per-address limits alone let many addresses guess codes without end.
+       */
+      wrongCodesPerAccount: 10,
     },
     logLevel: env.LOG_LEVEL,
     /** Files go to this bucket when S3_BUCKET is set, else under DATA_DIR/files. */
@@ -180,6 +225,17 @@ function toConfig(env: z.infer<typeof envSchema>) {
           autoCreate: env.OIDC_AUTO_CREATE,
         }
       : undefined,
+    /**
+     * Web Push's VAPID identity (decision 036). Without the keys, one pair is generated once and kept
+     * in the database (src/server/push/keys.ts), so every instance signs with the same one.
+     */
+    push: {
+      keys:
+        env.VAPID_PUBLIC_KEY && env.VAPID_PRIVATE_KEY
+          ? { publicKey: env.VAPID_PUBLIC_KEY, privateKey: env.VAPID_PRIVATE_KEY }
+          : undefined,
+      subject: vapidSubject(env, appUrl),
+    },
   };
 }
 

@@ -11,6 +11,7 @@ const LOADED_ON_FIRST_USE = [
   'openid-client',
   '@simplewebauthn/server',
   'chrono-node',
+  'web-push',
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/server/streamableHttp.js',
 ];

@@ -46,7 +46,7 @@ export function AiActivity({ taskId }: { taskId: number }) {
           return (
             <li key={run.id} className="grid gap-0.5">
               <span className="break-words">{runLine(run)}</span>
-              {run.error && <span className="text-destructive">{run.error}</span>}
+              {run.error && <span className="break-words text-destructive">{run.error}</span>}
               {[...run.notes, ...invalid.map((p) => `${describeProposal(p)}: ${p.error}`)].map((note) => (
                 <span key={note} className="pl-3 break-words">
                   {note}

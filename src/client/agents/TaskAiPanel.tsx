@@ -14,7 +14,7 @@ import { errorToast, successToast } from '../ui/toasts';
 import { toast } from '../ui/use-toast';
 import { AgentSelect, agentLabel } from './AgentSelect';
 import { AiActivity } from './AiActivity';
-import { aiRunsKey, streamAiDraft, useAiContexts, useAiStatus } from './api';
+import { AiRunError, aiRunsKey, streamAiDraft, useAiContexts, useAiStatus } from './api';
 import { ProposalList } from './ProposalList';
 
 /**
@@ -100,7 +100,10 @@ export function TaskAiPanel({
       if (errorStatus(error) === 400 && serverMessage(error) === ERRORS.aiNotConnected) {
         errorToast(ERRORS.aiNotConnected, ERRORS.aiNotConnectedTitle);
       } else {
-        errorToast(ERRORS.aiExecute, ERRORS.aiErrorTitle);
+        // The server's reason (the provider's status and words, a time-out, a limit) is what lets the
+        // person fix a wrong model name or a spent quota.
+        const reason = error instanceof AiRunError ? error.message : serverMessage(error);
+        errorToast(reason ? `${ERRORS.aiExecute}. ${reason}` : ERRORS.aiExecute, ERRORS.aiErrorTitle);
       }
     } finally {
       // A failed or cancelled run is in the AI activity too.

@@ -1,8 +1,12 @@
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { Command, defaultFilter } from 'cmdk';
 import {
   ArchiveIcon,
   BotIcon,
   CircleHelpIcon,
+  FolderInputIcon,
+  FolderPlusIcon,
+  InboxIcon,
   KeyboardIcon,
   KeyRoundIcon,
   ListTodoIcon,
@@ -11,19 +15,36 @@ import {
   PlusIcon,
   SquareCheckBigIcon,
   SunIcon,
+  UserCheckIcon,
   UserCogIcon,
+  UsersIcon,
 } from 'lucide-react';
 import { type ReactNode, useMemo, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
-import type { Task } from '../../common/tasks';
+import type { TaskSummary } from '../../common/tasks';
 import { signOut } from '../auth/api';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
-import { useActiveTasks } from '../tasks/api';
-import { isCardShown, revealCard, showActiveList } from '../tasks/card-focus';
+import { canChangeTasks, useProjects } from '../projects/api';
+import { PROJECT_COPY } from '../projects/copy';
+import { projectName } from '../projects/names';
+import { ProjectDot } from '../projects/ProjectDot';
+import { cachedTask, INBOX_SCOPE, type TaskScope, useActiveTasks } from '../tasks/api';
+import {
+  ADD_TASK_BUTTON_ID,
+  focusAfterRemoval,
+  focusedCard,
+  isCardShown,
+  revealCard,
+  showActiveList,
+} from '../tasks/card-focus';
+import { useMoveTask } from '../tasks/move-to-project';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
+import { useOpenAddTask } from './add-task';
 import { type AppDialog, closeDialog, openDialog } from './dialogs';
+import { projectHref, SCREEN_PATHS, type Screen, useScreen } from './screens';
 
 /** How many tasks 'jump to task' lists at most: the best matches, so 10,000 tasks stay quick. */
 const MAX_TASKS = 20;
@@ -42,17 +63,43 @@ const itemClasses =
 const groupClasses =
   '[&_[cmdk-group-heading]]:px-2 [&_[cmdk-group-heading]]:py-1.5 [&_[cmdk-group-heading]]:text-xs [&_[cmdk-group-heading]]:font-medium [&_[cmdk-group-heading]]:text-muted-foreground';
 
+/** The list the screen shows, for 'jump to task': the archive jumps into the Inbox's list. */
+function shownList(screen: Screen | null): { scope: TaskScope; href: string } {
+  if (screen?.page === 'project') {
+    return { scope: { kind: 'project', projectId: screen.projectId }, href: projectHref(screen.projectId) };
+  }
+  if (screen?.page === 'assigned') return { scope: { kind: 'assigned' }, href: SCREEN_PATHS.assigned };
+  return { scope: INBOX_SCOPE, href: SCREEN_PATHS.inbox };
+}
+
+/** The task whose card holds focus (the card itself or a control in it), if any. */
+function focusedTask(queryClient: QueryClient): TaskSummary | null {
+  const card = focusedCard();
+  return card ? (cachedTask(queryClient, Number(card.dataset.taskId)) ?? null) : null;
+}
+
 /**
- * Ctrl/Cmd+K (issue 13): the app's actions and 'jump to task' by fuzzy title, in a modal dialog.
- * A chosen action runs once the palette has closed and handed focus back, so a dialog it opens
- * returns focus to where the person was, and a card it jumps to keeps the focus it is given.
+ * Ctrl/Cmd+K (issue 13): the app's actions, 'jump to task' by fuzzy title in the list shown, and
+ * (issue 21) every project to go to and, for a focused task, 'Move task to…' a project the person
+ * may change tasks in. A chosen action runs once the palette has closed and handed focus back, so a
+ * dialog it opens returns focus to where the person was, and a card it jumps to keeps the focus it
+ * is given.
  */
 export function CommandPalette({ open }: { open: boolean }) {
   const session = useSession();
   const theme = useTheme();
-  const [location, navigate] = useLocation();
-  const { data: tasks } = useActiveTasks();
+  const [, navigate] = useLocation();
+  const screen = useScreen();
+  const list = shownList(screen);
+  const { data: tasks } = useActiveTasks(list.scope);
+  const { data: projects } = useProjects();
+  const openAddTask = useOpenAddTask();
+  const moveTask = useMoveTask();
+  const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
+  // The task whose card had focus as the palette opened, and whether its projects are listed.
+  const [focused, setFocused] = useState<TaskSummary | null>(null);
+  const [moving, setMoving] = useState(false);
   const pending = useRef<(() => void) | null>(null);
 
   const choose = (action: () => void) => {
@@ -61,7 +108,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   };
 
   const dialog = (name: AppDialog) => () => openDialog(name);
-  const onMain = location === '/';
+  const onInbox = screen?.page === 'inbox';
   const actions: Action[] = [
     {
       id: 'new-task',
@@ -69,26 +116,68 @@ export function CommandPalette({ open }: { open: boolean }) {
       icon: <PlusIcon aria-hidden />,
       keywords: ['add', 'create'],
       shortcut: 'n',
-      run: () => {
-        if (!onMain) navigate('/');
-        openDialog('add-task');
-      },
+      run: openAddTask,
     },
-    onMain
+    ...(focused
+      ? [
+          {
+            id: 'move-task',
+            label: PROJECT_COPY.moveTaskTo,
+            icon: <FolderInputIcon aria-hidden />,
+            keywords: ['project', focused.title],
+            run: () => {
+              setSearch('');
+              setMoving(true);
+            },
+          },
+        ]
+      : []),
+    {
+      id: 'new-project',
+      label: PROJECT_COPY.newProject,
+      icon: <FolderPlusIcon aria-hidden />,
+      keywords: ['add', 'create', 'list'],
+      run: dialog('new-project'),
+    },
+    ...(screen?.page === 'project'
+      ? [
+          {
+            id: 'share',
+            label: 'Share project',
+            icon: <UsersIcon aria-hidden />,
+            keywords: ['members', 'people', 'invite', 'settings'],
+            run: dialog('share'),
+          },
+        ]
+      : []),
+    onInbox
       ? {
           id: 'archive',
           label: 'Go to archive',
           icon: <ArchiveIcon aria-hidden />,
           keywords: ['completed', 'done'],
-          run: () => navigate('/archive'),
+          run: () => navigate(SCREEN_PATHS.archive),
         }
       : {
           id: 'tasks',
           label: 'Go to tasks',
           icon: <ListTodoIcon aria-hidden />,
-          keywords: ['active', 'home'],
-          run: () => navigate('/'),
+          keywords: ['active', 'home', 'inbox', PROJECT_COPY.inbox],
+          shortcut: 'g i',
+          run: () => navigate(SCREEN_PATHS.inbox),
         },
+    ...(screen?.page === 'assigned'
+      ? []
+      : [
+          {
+            id: 'assigned',
+            label: `Go to ${PROJECT_COPY.assignedToMe}`,
+            icon: <UserCheckIcon aria-hidden />,
+            keywords: ['mine', 'assignee'],
+            shortcut: 'g a',
+            run: () => navigate(SCREEN_PATHS.assigned),
+          },
+        ]),
     {
       id: 'theme',
       label: theme === 'dark' ? 'Switch to light mode' : 'Switch to dark mode',
@@ -150,21 +239,57 @@ export function CommandPalette({ open }: { open: boolean }) {
       .map(({ task }) => task);
   }, [tasks, search]);
 
-  const jump = (task: Pick<Task, 'id' | 'archived'>) => () => {
+  const jump = (task: Pick<TaskSummary, 'id'>) => () => {
     // The card may be filtered out or on the other screen: the whole list shows it.
     if (!isCardShown(task.id)) {
-      navigate('/');
+      navigate(list.href);
       showActiveList();
     }
     void revealCard(task.id);
   };
 
+  /** Moves the focused task; its card leaves the list shown, so focus goes to its neighbour. */
+  const moveTo = (task: TaskSummary, project: Project) => () => {
+    const card = document.querySelector<HTMLElement>(`article[data-task-id="${task.id}"]`);
+    const refocus = focusAfterRemoval(card, () => document.getElementById(ADD_TASK_BUTTON_ID));
+    void moveTask(task.id, { id: project.id, name: projectName(project) }).then(
+      (moved) => moved && refocus(),
+    );
+  };
+
+  const goTo = (project: Project) => () =>
+    navigate(project.inbox ? SCREEN_PATHS.inbox : projectHref(project.id));
+  const targets = focused
+    ? (projects ?? []).filter((project) => project.id !== focused.projectId && canChangeTasks(project))
+    : [];
+
+  const projectItem = (project: Project, onSelect: () => void, prefix = '') => (
+    <Command.Item
+      key={project.id}
+      // Unique, and still matched by the name.
+      value={`${prefix}${projectName(project)} #${project.id}`}
+      keywords={project.archived ? ['archived'] : undefined}
+      onSelect={onSelect}
+      className={itemClasses}
+    >
+      {project.inbox ? <InboxIcon aria-hidden /> : <ProjectDot color={project.color} className="mx-[3px]" />}
+      <span className="flex-1 truncate">{projectName(project)}</span>
+      {project.archived && <span className="text-xs text-muted-foreground">{COPY.archived}</span>}
+    </Command.Item>
+  );
+
   return (
     <Dialog open={open} onOpenChange={(next) => (next ? openDialog('palette') : closeDialog('palette'))}>
       <DialogContent
         className="top-[15%] translate-y-0 gap-0 overflow-hidden p-0 sm:max-w-xl"
+        onOpenAutoFocus={() => {
+          // Still on the card: the palette takes focus after this.
+          setFocused(focusedTask(queryClient));
+          setMoving(false);
+        }}
         onCloseAutoFocus={() => {
           setSearch('');
+          setMoving(false);
           const action = pending.current;
           pending.current = null;
           // After the dialog's own focus return (which runs right after this handler).
@@ -173,7 +298,9 @@ export function CommandPalette({ open }: { open: boolean }) {
       >
         <DialogTitle className="sr-only">Command palette</DialogTitle>
         <DialogDescription className="sr-only">
-          Type to find an action or jump to a task; Enter chooses.
+          {moving && focused
+            ? `Choose the project to move “${focused.title}” to; Enter chooses, Backspace goes back.`
+            : 'Type to find an action, a project or a task; Enter chooses.'}
         </DialogDescription>
         {/* No vim bindings: Ctrl+K must close the palette, not move up a row. */}
         <Command label="Commands and tasks" loop vimBindings={false} className="flex flex-col">
@@ -182,7 +309,17 @@ export function CommandPalette({ open }: { open: boolean }) {
             <Command.Input
               value={search}
               onValueChange={setSearch}
-              placeholder="Type a command or a task's title…"
+              onKeyDown={(event) => {
+                if (moving && event.key === 'Backspace' && search === '') {
+                  event.preventDefault();
+                  setMoving(false);
+                }
+              }}
+              placeholder={
+                moving && focused
+                  ? `Move “${focused.title}” to…`
+                  : "Type a command, a project or a task's title…"
+              }
               className="h-12 w-full bg-transparent px-4 text-sm outline-none placeholder:text-muted-foreground"
             />
           </div>
@@ -190,40 +327,53 @@ export function CommandPalette({ open }: { open: boolean }) {
             <Command.Empty className="py-6 text-center text-sm text-muted-foreground">
               Nothing matches.
             </Command.Empty>
-            <Command.Group heading="Actions" className={groupClasses}>
-              {actions.map((action) => (
-                <Command.Item
-                  key={action.id}
-                  value={action.label}
-                  keywords={action.keywords}
-                  onSelect={() => choose(action.run)}
-                  className={itemClasses}
-                >
-                  {action.icon}
-                  <span className="flex-1">{action.label}</span>
-                  {action.shortcut && (
-                    <kbd className="rounded border bg-muted px-1.5 font-mono text-xs text-muted-foreground">
-                      {action.shortcut}
-                    </kbd>
-                  )}
-                </Command.Item>
-              ))}
-            </Command.Group>
-            {matches.length > 0 && (
-              <Command.Group heading="Jump to task" className={groupClasses}>
-                {matches.map((task) => (
-                  <Command.Item
-                    key={task.id}
-                    // Unique, and still matched by the title.
-                    value={`${task.title} #${task.id}`}
-                    onSelect={() => choose(jump(task))}
-                    className={itemClasses}
-                  >
-                    <SquareCheckBigIcon aria-hidden />
-                    <span className="truncate">{task.title}</span>
-                  </Command.Item>
-                ))}
+            {moving && focused ? (
+              <Command.Group heading={PROJECT_COPY.moveTaskTo} className={groupClasses}>
+                {targets.map((project) => projectItem(project, () => choose(moveTo(focused, project))))}
               </Command.Group>
+            ) : (
+              <>
+                <Command.Group heading="Actions" className={groupClasses}>
+                  {actions.map((action) => (
+                    <Command.Item
+                      key={action.id}
+                      value={action.label}
+                      keywords={action.keywords}
+                      onSelect={() => (action.id === 'move-task' ? action.run() : choose(action.run))}
+                      className={itemClasses}
+                    >
+                      {action.icon}
+                      <span className="flex-1">{action.label}</span>
+                      {action.shortcut && (
+                        <kbd className="rounded border bg-muted px-1.5 font-mono text-xs text-muted-foreground">
+                          {action.shortcut}
+                        </kbd>
+                      )}
+                    </Command.Item>
+                  ))}
+                </Command.Group>
+                {projects && projects.length > 0 && (
+                  <Command.Group heading={PROJECT_COPY.projects} className={groupClasses}>
+                    {projects.map((project) => projectItem(project, () => choose(goTo(project)), 'Go to '))}
+                  </Command.Group>
+                )}
+                {matches.length > 0 && (
+                  <Command.Group heading="Jump to task" className={groupClasses}>
+                    {matches.map((task) => (
+                      <Command.Item
+                        key={task.id}
+                        // Unique, and still matched by the title.
+                        value={`${task.title} #${task.id}`}
+                        onSelect={() => choose(jump(task))}
+                        className={itemClasses}
+                      >
+                        <SquareCheckBigIcon aria-hidden />
+                        <span className="truncate">{task.title}</span>
+                      </Command.Item>
+                    ))}
+                  </Command.Group>
+                )}
+              </>
             )}
           </Command.List>
         </Command>

@@ -1,8 +1,10 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { SEARCH_FIELD_ID, shortcutFor } from '../lib/shortcuts';
+import { SEARCH_FIELD_ID, shortcutReader } from '../lib/shortcuts';
 import { focusNeighbourCard } from '../tasks/card-focus';
+import { useOpenAddTask } from './add-task';
 import { closeDialog, getDialogState, openDialog, useDialogState } from './dialogs';
+import { SCREEN_PATHS } from './screens';
 
 // Loaded on first use: most visits never open them (issue 13).
 const CommandPalette = lazy(() => import('./CommandPalette').then((m) => ({ default: m.CommandPalette })));
@@ -16,13 +18,15 @@ const IN_OVERLAY = '[role="dialog"], [role="alertdialog"], [role="menu"], [role=
  * and the shortcuts dialog. The keys for a focused card are handled by the card itself.
  */
 export function KeyboardShortcuts() {
-  const [location, navigate] = useLocation();
+  const [, navigate] = useLocation();
   const { open, mounted } = useDialogState();
+  const openAddTask = useOpenAddTask();
+  const [readShortcut] = useState(shortcutReader);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented) return;
-      const shortcut = shortcutFor(event);
+      const shortcut = readShortcut(event);
       if (!shortcut) return;
       const current = getDialogState().open;
       if (shortcut === 'palette') {
@@ -39,8 +43,13 @@ export function KeyboardShortcuts() {
           openDialog('shortcuts');
           break;
         case 'new-task':
-          if (location !== '/') navigate('/');
-          openDialog('add-task');
+          openAddTask();
+          break;
+        case 'go-inbox':
+          navigate(SCREEN_PATHS.inbox);
+          break;
+        case 'go-assigned':
+          navigate(SCREEN_PATHS.assigned);
           break;
         case 'search':
           document.getElementById(SEARCH_FIELD_ID)?.focus();
@@ -59,7 +68,7 @@ export function KeyboardShortcuts() {
     };
     document.addEventListener('keydown', onKeyDown);
     return () => document.removeEventListener('keydown', onKeyDown);
-  }, [location, navigate]);
+  }, [readShortcut, openAddTask, navigate]);
 
   return (
     <Suspense fallback={null}>

@@ -1,10 +1,12 @@
 import {
+  BellIcon,
   BotIcon,
   CalendarDaysIcon,
   ChevronDownIcon,
   CircleHelpIcon,
   CircleUserRoundIcon,
   DownloadIcon,
+  Globe2Icon,
   KeyRoundIcon,
   LogOutIcon,
   MoonIcon,
@@ -15,7 +17,6 @@ import {
   UserCogIcon,
 } from 'lucide-react';
 import { lazy, Suspense, useRef } from 'react';
-import { flushSync } from 'react-dom';
 import { COPY } from '../../common/spec';
 import { signOut } from '../auth/api';
 import { useSession } from '../lib/session';
@@ -29,7 +30,7 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../ui/dropdown-menu';
-import { type AppDialog, closeDialog, openDialog, useDialogState } from './dialogs';
+import { type AppDialog, dialogControl, openDialog, useDialogState } from './dialogs';
 
 // Each dialog loads the first time it opens, keeping the main screen's first load small.
 const UserManagementDialog = lazy(() =>
@@ -48,19 +49,34 @@ const SecurityDialog = lazy(() =>
   import('../security/SecurityDialog').then((m) => ({ default: m.SecurityDialog })),
 );
 
+const NotificationsDialog = lazy(() =>
+  import('../notifications/NotificationsDialog').then((m) => ({ default: m.NotificationsDialog })),
+);
+
 const CalendarFeedDialog = lazy(() =>
   import('../transfer/CalendarFeedDialog').then((m) => ({ default: m.CalendarFeedDialog })),
 );
 const ExportDialog = lazy(() =>
   import('../transfer/ExportDialog').then((m) => ({ default: m.ExportDialog })),
 );
+const TimeZoneDialog = lazy(() => import('./TimeZoneDialog').then((m) => ({ default: m.TimeZoneDialog })));
 const ImportDialog = lazy(() =>
   import('../transfer/ImportDialog').then((m) => ({ default: m.ImportDialog })),
 );
 
 type DialogName = Extract<
   AppDialog,
-  'users' | 'agents' | 'connect-ai' | 'faq' | 'password' | 'security' | 'calendar' | 'export' | 'import'
+  | 'users'
+  | 'agents'
+  | 'connect-ai'
+  | 'faq'
+  | 'password'
+  | 'security'
+  | 'notifications'
+  | 'calendar'
+  | 'export'
+  | 'import'
+  | 'time-zone'
 >;
 
 export type SettingsMenuProps = {
@@ -85,18 +101,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
   // The menu item that opens a dialog is gone once it closes, so the dialog cannot hand focus back
   // by itself: focus returns to the menu's button.
   const show = (dialog: DialogName) => openDialog(dialog, triggerRef.current);
-  const dialogProps = (dialog: DialogName) => ({
-    open: openName === dialog,
-    onOpenChange: (open: boolean) => {
-      if (open) return openDialog(dialog);
-      // Once the dialog has closed (and stopped trapping focus), focus goes where the opener asked.
-      let returnTo: HTMLElement | null = null;
-      flushSync(() => {
-        returnTo = closeDialog(dialog);
-      });
-      (returnTo as HTMLElement | null)?.focus();
-    },
-  });
+  const dialogProps = (dialog: DialogName) => dialogControl(dialog, openName);
 
   return (
     <>
@@ -141,6 +146,17 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <ShieldCheckIcon aria-hidden />
             {COPY.security}
           </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('notifications')}>
+            <BellIcon aria-hidden />
+            Notifications
+          </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('time-zone')}>
+            <Globe2Icon aria-hidden />
+            Time zone
+            {user.timeZone && (
+              <span className="ml-auto max-w-24 truncate text-xs text-muted-foreground">{user.timeZone}</span>
+            )}
+          </DropdownMenuItem>
           <DropdownMenuItem onSelect={() => show('calendar')}>
             <CalendarDaysIcon aria-hidden />
             Calendar feed
@@ -175,9 +191,11 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
         {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
         {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
         {mounted.has('security') && <SecurityDialog {...dialogProps('security')} />}
+        {mounted.has('notifications') && <NotificationsDialog {...dialogProps('notifications')} />}
         {mounted.has('calendar') && <CalendarFeedDialog {...dialogProps('calendar')} />}
         {mounted.has('export') && <ExportDialog {...dialogProps('export')} />}
         {mounted.has('import') && <ImportDialog {...dialogProps('import')} />}
+        {mounted.has('time-zone') && <TimeZoneDialog {...dialogProps('time-zone')} />}
       </Suspense>
     </>
   );

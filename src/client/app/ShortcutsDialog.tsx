@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { SHORTCUT_LIST } from '../lib/shortcuts';
 import {
   type ControlledDialogProps,
@@ -25,21 +26,25 @@ export function ShortcutsDialog({ open, onOpenChange }: ControlledDialogProps) {
               {scope}
             </h3>
             <dl className="grid gap-1.5 text-sm">
-              {SHORTCUT_LIST.filter((shortcut) => shortcut.scope === scope).map(({ keys, label }) => (
-                <div key={label} className="flex items-center justify-between gap-4">
-                  <dt className="text-muted-foreground">{label}</dt>
-                  <dd className="flex shrink-0 gap-1">
-                    {keys.map((key) => (
-                      <kbd
-                        key={key}
-                        className="min-w-6 rounded border bg-muted px-1.5 py-0.5 text-center font-mono text-xs text-foreground"
-                      >
-                        {key}
-                      </kbd>
-                    ))}
-                  </dd>
-                </div>
-              ))}
+              {SHORTCUT_LIST.filter((shortcut) => shortcut.scope === scope).map(
+                ({ keys, sequence, label }) => (
+                  <div key={label} className="flex items-center justify-between gap-4">
+                    <dt className="text-muted-foreground">{label}</dt>
+                    <dd className="flex shrink-0 items-center gap-1">
+                      {keys.map((key, index) => (
+                        <Fragment key={key}>
+                          {sequence && index > 0 && (
+                            <span className="text-xs text-muted-foreground">then</span>
+                          )}
+                          <kbd className="min-w-6 rounded border bg-muted px-1.5 py-0.5 text-center font-mono text-xs text-foreground">
+                            {key}
+                          </kbd>
+                        </Fragment>
+                      ))}
+                    </dd>
+                  </div>
+                ),
+              )}
             </dl>
           </section>
         ))}

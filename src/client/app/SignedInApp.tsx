@@ -1,24 +1,42 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { TooltipProvider } from '../ui/tooltip';
+import { AppShell } from './AppShell';
 import { ArchivePage } from './ArchivePage';
+import { AssignedPage } from './AssignedPage';
 import { KeyboardShortcuts } from './KeyboardShortcuts';
 import { MainPage } from './MainPage';
+import { ProjectPage } from './ProjectPage';
+import { type Screen, useScreen } from './screens';
 
-const PAGES = { main: MainPage, archive: ArchivePage };
-
-export type SignedInPage = keyof typeof PAGES;
+function ScreenPage({ screen }: { screen: Screen }) {
+  switch (screen.page) {
+    case 'inbox':
+      return <MainPage />;
+    case 'archive':
+      return <ArchivePage />;
+    case 'assigned':
+      return <AssignedPage />;
+    case 'project':
+      // A fresh screen per project: nothing of one project's dialogs or state carries to the next.
+      return <ProjectPage key={screen.projectId} projectId={screen.projectId} />;
+  }
+}
 
 /**
  * The signed-in screens with the providers only they use. Loaded apart from the signed-out screens,
- * so the login screen does not download the query cache, tooltips or the task list.
+ * so the login screen does not download the query cache, tooltips or the task list. Mounted once
+ * for every signed-in address (app/routes.tsx); the address picks the page inside the shell.
  */
-export function SignedInApp({ page }: { page: SignedInPage }) {
-  const Page = PAGES[page];
+export function SignedInApp() {
+  const screen = useScreen();
+  if (!screen) return null;
   return (
     <QueryClientProvider client={queryClient}>
       <TooltipProvider>
-        <Page />
+        <AppShell screen={screen}>
+          <ScreenPage screen={screen} />
+        </AppShell>
         <KeyboardShortcuts />
       </TooltipProvider>
     </QueryClientProvider>

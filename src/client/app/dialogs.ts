@@ -1,11 +1,15 @@
 import { useSyncExternalStore } from 'react';
+import { flushSync } from 'react-dom';
 
 /**
  * The app-wide dialogs that more than one place opens (issue 13): the account menu and the command
- * palette open the same account dialogs; 'n', the palette and the Add Task button open Add Task.
+ * palette open the same account dialogs; 'n', the palette and the Add Task button open Add Task; the
+ * sidebar and the palette open New project, the project's header and the palette Share (issue 21).
  */
 export type AppDialog =
   | 'add-task'
+  | 'new-project'
+  | 'share'
   | 'palette'
   | 'shortcuts'
   | 'users'
@@ -16,7 +20,9 @@ export type AppDialog =
   | 'security'
   | 'calendar'
   | 'export'
-  | 'import';
+  | 'import'
+  | 'notifications'
+  | 'time-zone';
 
 export type DialogState = {
   open: AppDialog | null;
@@ -61,4 +67,23 @@ function subscribe(listener: () => void) {
 
 export function useDialogState(): DialogState {
   return useSyncExternalStore(subscribe, getDialogState);
+}
+
+/**
+ * `open` and `onOpenChange` for an app-wide dialog. The control that opened it may be gone once it
+ * closes (a menu item), so it cannot hand focus back by itself: once the dialog has closed (and
+ * stopped trapping focus), focus goes where the opener asked.
+ */
+export function dialogControl(dialog: AppDialog, open: AppDialog | null) {
+  return {
+    open: open === dialog,
+    onOpenChange: (next: boolean) => {
+      if (next) return openDialog(dialog);
+      let returnTo: HTMLElement | null = null;
+      flushSync(() => {
+        returnTo = closeDialog(dialog);
+      });
+      (returnTo as HTMLElement | null)?.focus();
+    },
+  };
 }

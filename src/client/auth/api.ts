@@ -16,6 +16,7 @@ import type { LoginTwoFactorBody, TwoFactorChallenge } from '../../common/two-fa
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
 import { loadWebAuthn } from '../lib/webauthn';
+import { disablePush } from '../notifications/push';
 
 // Answers are typed, not parsed: the server's response schemas shape them, and parsing here would
 // put Zod on the login screen (see lib/lazy-zod-resolver.ts). For the same reason the paths below are
@@ -30,6 +31,7 @@ export async function signIn(body: LoginBody): Promise<TwoFactorChallenge | null
   const answer = (await res.json()) as LoginResponse | TwoFactorChallenge;
   if ('twoFactorRequired' in answer) return answer;
   setSession(answer.sessionId, answer.user);
+  ensureTimeZone(answer.user);
   return null;
 }
 
@@ -38,10 +40,13 @@ export async function signInWithCode(body: LoginTwoFactorBody): Promise<void> {
   const res = await apiRequest('POST', '/api/auth/login/2fa', body);
   const { sessionId, user } = (await res.json()) as LoginResponse;
   setSession(sessionId, user);
+  ensureTimeZone(user);
 }
 
 /** Ends the session on the server if it can, and in the browser whatever the server says. */
 export async function signOut(): Promise<void> {
+  // This browser's push subscription is the person's: it goes with them (best effort).
+  await disablePush().catch(() => undefined);
   try {
     await apiRequest('POST', '/api/auth/logout');
   } catch {
@@ -50,12 +55,40 @@ export async function signOut(): Promise<void> {
   clearSession();
 }
 
+/** PATCH /api/auth/me: the signed-in user's time zone (issue 22); the stored user follows. */
+export async function setTimeZone(timeZone: string): Promise<PublicUser> {
+  const res = await apiRequest('PATCH', '/api/auth/me', { timeZone });
+  const { user } = (await res.json()) as { user: PublicUser };
+  updateUser(user);
+  return user;
+}
+
+/** The browser's own IANA time zone ('Europe/Berlin'). */
+export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+let settingZone = false;
+/**
+ * Issue 22: an account without a time zone takes the browser's, once, at sign-in (or when a kept
+ * session is confirmed). One it has is never changed here: the account menu changes it.
+ */
+export function ensureTimeZone(user: PublicUser | undefined): void {
+  if (!user || user.timeZone !== null || settingZone) return;
+  settingZone = true;
+  void setTimeZone(browserTimeZone())
+    .catch(() => undefined)
+    .finally(() => {
+      settingZone = false;
+    });
+}
+
 /** Confirms a session kept from an earlier visit and refreshes the stored user. */
 export async function confirmStoredSession(): Promise<void> {
   if (!getSession()) return;
   try {
     const res = await apiRequest('GET', '/api/auth/me');
-    updateUser(((await res.json()) as { user: PublicUser }).user);
+    const { user } = (await res.json()) as { user: PublicUser };
+    updateUser(user);
+    ensureTimeZone(user);
   } catch {
     // A 401 has already cleared the session in apiRequest. Otherwise (the server restarting, say) the
     // session stays, and the next call will tell.
@@ -118,6 +151,7 @@ export async function signInWithPasskey(): Promise<void> {
   const login = await apiRequest('POST', '/api/auth/passkeys/login', { response });
   const { sessionId, user } = (await login.json()) as LoginResponse;
   setSession(sessionId, user);
+  ensureTimeZone(user);
 }
 
 /**

@@ -192,9 +192,9 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
   return (
     <section aria-labelledby={headingId} className="grid gap-2">
       <div className="flex items-baseline justify-between gap-2">
-        <h4 id={headingId} className="text-sm leading-none font-medium">
+        <h3 id={headingId} className="text-sm leading-none font-medium">
           {CHECKLIST_COPY.heading}
-        </h4>
+        </h3>
         {shown.length > 0 && (
           <span className="text-xs text-muted-foreground">{CHECKLIST_COPY.progress(done, shown.length)}</span>
         )}
@@ -241,6 +241,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
       )}
       <Input
         ref={addRef}
+        name="newItem"
         aria-label={CHECKLIST_COPY.addItem}
         placeholder={CHECKLIST_COPY.addItem}
         maxLength={CHECKLIST_LIMITS.titleMax}
@@ -313,6 +314,7 @@ function ChecklistRow({ item, dragging, onToggle, onRename, onMove, onDelete, on
       <span className="relative flex size-4 shrink-0">
         <input
           type="checkbox"
+          name="done"
           data-control="toggle"
           checked={item.done}
           aria-label={item.title}
@@ -409,6 +411,7 @@ function TitleField({
     <div className="grid gap-1">
       <Input
         autoFocus
+        name="title"
         defaultValue={title}
         aria-label={`Edit ${title}`}
         aria-invalid={blank || undefined}

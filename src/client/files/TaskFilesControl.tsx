@@ -39,7 +39,7 @@ let countsFailureTold = 0;
  * the first render, so the badge under the pointer or focus is never swapped for another element; the
  * task's file list loads only while the menu is open, and the badge shows the shared counts meanwhile.
  */
-export function TaskFilesControl({ taskId }: { taskId: number }) {
+export function TaskFilesControl({ taskId, readOnly = false }: { taskId: number; readOnly?: boolean }) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
   // The hidden file input mounts once the menu has been opened (a collapsed card renders what it shows).
@@ -84,29 +84,36 @@ export function TaskFilesControl({ taskId }: { taskId: number }) {
           <BadgeContent count={count} busy={busy} />
         </DropdownMenuTrigger>
         <DropdownMenuContent align="start" className="w-80 max-w-[calc(100vw-2rem)]">
-          <DropdownMenuItem disabled={upload.isPending} onSelect={() => inputRef.current?.click()}>
-            <UploadIcon aria-hidden />
-            {COPY.addFiles}
-          </DropdownMenuItem>
-          {count > 0 && <DropdownMenuSeparator />}
+          {/* A role that may not change tasks (issue 21) sees and downloads the files, no more. */}
+          {readOnly ? (
+            count === 0 && <p className="px-2 py-1.5 text-sm text-muted-foreground">{COPY.noFiles}</p>
+          ) : (
+            <DropdownMenuItem disabled={upload.isPending} onSelect={() => inputRef.current?.click()}>
+              <UploadIcon aria-hidden />
+              {COPY.addFiles}
+            </DropdownMenuItem>
+          )}
+          {count > 0 && !readOnly && <DropdownMenuSeparator />}
           {files?.map((file) => (
             <FileRow
               key={file.id}
               file={file}
               deleting={remove.isPending && remove.variables?.id === file.id}
-              onDelete={() => remove.mutate(file)}
+              onDelete={readOnly ? undefined : () => remove.mutate(file)}
             />
           ))}
         </DropdownMenuContent>
       </DropdownMenu>
-      {used && <input ref={inputRef} type="file" multiple hidden tabIndex={-1} onChange={onChosen} />}
+      {used && (
+        <input ref={inputRef} type="file" name="files" multiple hidden tabIndex={-1} onChange={onChosen} />
+      )}
     </>
   );
 }
 
 const iconItem = 'size-8 shrink-0 justify-center p-0';
 
-function FileRow({ file, deleting, onDelete }: { file: TaskFile; deleting: boolean; onDelete(): void }) {
+function FileRow({ file, deleting, onDelete }: { file: TaskFile; deleting: boolean; onDelete?: () => void }) {
   const download = () =>
     downloadFile(file).catch(() =>
       toast({ variant: 'destructive', title: ERRORS.downloadTitle, description: ERRORS.download }),
@@ -127,19 +134,21 @@ function FileRow({ file, deleting, onDelete }: { file: TaskFile; deleting: boole
       >
         <DownloadIcon aria-hidden />
       </DropdownMenuItem>
-      <DropdownMenuItem
-        variant="destructive"
-        aria-label={`Delete ${file.originalName}`}
-        className={iconItem}
-        disabled={deleting}
-        // The menu stays open, so the person sees the file leave the list.
-        onSelect={(event) => {
-          event.preventDefault();
-          onDelete();
-        }}
-      >
-        <Trash2Icon aria-hidden />
-      </DropdownMenuItem>
+      {onDelete && (
+        <DropdownMenuItem
+          variant="destructive"
+          aria-label={`Delete ${file.originalName}`}
+          className={iconItem}
+          disabled={deleting}
+          // The menu stays open, so the person sees the file leave the list.
+          onSelect={(event) => {
+            event.preventDefault();
+            onDelete();
+          }}
+        >
+          <Trash2Icon aria-hidden />
+        </DropdownMenuItem>
+      )}
     </div>
   );
 }

@@ -246,6 +246,7 @@ function AttachmentsField({
         <input
           ref={inputRef}
           type="file"
+          name="files"
           multiple
           hidden
           tabIndex={-1}

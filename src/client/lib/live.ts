@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { LIVE_EVENTS_PATH, type LiveEvent } from '../../common/live';
+import { NOTIFICATIONS_PATH } from '../../common/notifications';
 import { whenReconnected } from './connection';
 import { useSession } from './session';
 
@@ -8,12 +9,14 @@ import { useSession } from './session';
 const RETRY_MIN_MS = 2000;
 const RETRY_MAX_MS = 60_000;
 
+/** The query keys an event names; the notifications' count event (issue 22) names their lists. */
 function parseEvent(data: unknown): LiveEvent | null {
   try {
     const event: unknown = JSON.parse(String(data));
-    return event && typeof event === 'object' && Array.isArray((event as LiveEvent).invalidate)
-      ? (event as LiveEvent)
-      : null;
+    if (!event || typeof event !== 'object') return null;
+    if (Array.isArray((event as LiveEvent).invalidate)) return event as LiveEvent;
+    if ((event as { type?: unknown }).type === 'notifications') return { invalidate: [NOTIFICATIONS_PATH] };
+    return null;
   } catch {
     return null;
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { shortcutFor } from './shortcuts';
+import { SEQUENCE_TIMEOUT_MS, shortcutFor, shortcutReader } from './shortcuts';
 
 // The unit tests run in Node: a stand-in for the DOM's elements is enough for isTyping.
 class FakeElement {
@@ -7,18 +7,19 @@ class FakeElement {
   constructor(public tagName: string) {}
 }
 
+const keyPress = (key: string, extra: Partial<Parameters<typeof shortcutFor>[0]> = {}) => ({
+  key,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  shiftKey: false,
+  isComposing: false,
+  repeat: false,
+  target: new FakeElement('BODY') as unknown as EventTarget,
+  ...extra,
+});
 const press = (key: string, extra: Partial<Parameters<typeof shortcutFor>[0]> = {}) =>
-  shortcutFor({
-    key,
-    ctrlKey: false,
-    metaKey: false,
-    altKey: false,
-    shiftKey: false,
-    isComposing: false,
-    repeat: false,
-    target: new FakeElement('BODY') as unknown as EventTarget,
-    ...extra,
-  });
+  shortcutFor(keyPress(key, extra));
 
 describe('shortcutFor', () => {
   beforeAll(() => vi.stubGlobal('HTMLElement', FakeElement));
@@ -68,5 +69,42 @@ describe('shortcutFor', () => {
 
   it('ignores keys pressed while composing', () => {
     expect(press('n', { isComposing: true })).toBeNull();
+  });
+});
+
+describe('shortcutReader', () => {
+  beforeAll(() => vi.stubGlobal('HTMLElement', FakeElement));
+  afterAll(() => vi.unstubAllGlobals());
+
+  const reader = () => {
+    const read = shortcutReader();
+    return (key: string, timeStamp: number, extra: Partial<Parameters<typeof shortcutFor>[0]> = {}) =>
+      read({ ...keyPress(key, extra), timeStamp });
+  };
+
+  it("reads 'g' then 'i' or 'a' as going to the Inbox or to Assigned to me", () => {
+    const read = reader();
+    expect(read('g', 0)).toBeNull();
+    expect(read('i', 100)).toBe('go-inbox');
+    expect(read('g', 200)).toBeNull();
+    expect(read('a', 300)).toBe('go-assigned');
+    // The sequence is used up: 'a' alone is nothing, 'n' alone is still a new task.
+    expect(read('a', 400)).toBeNull();
+    expect(read('g', 500)).toBeNull();
+    expect(read('n', 600)).toBe('new-task');
+    expect(read('i', 700)).toBeNull();
+  });
+
+  it('forgets the first key after a pause, in a text field, or with a modifier', () => {
+    const read = reader();
+    expect(read('g', 0)).toBeNull();
+    expect(read('i', SEQUENCE_TIMEOUT_MS + 1)).toBeNull();
+    const input = new FakeElement('INPUT') as unknown as EventTarget;
+    expect(read('g', 5000, { target: input })).toBeNull();
+    expect(read('i', 5100)).toBeNull();
+    expect(read('g', 6000, { ctrlKey: true })).toBeNull();
+    expect(read('a', 6100)).toBeNull();
+    expect(read('g', 7000)).toBeNull();
+    expect(read('i', 7100, { target: input })).toBeNull();
   });
 });

@@ -2,7 +2,8 @@
  * Every keyboard shortcut (issue 13), decided in one place: the app-wide listener
  * (app/KeyboardShortcuts.tsx), the focused task card (tasks/TaskCard.tsx) and the '?' help dialog
  * all read this module. Single keys fire only outside text fields and with no modifier held (Shift
- * only where named); Ctrl/Cmd+K is the only key combination.
+ * only where named); Ctrl/Cmd+K is the only key combination. 'g' then a letter goes to a screen
+ * (issue 21), read by shortcutReader.
  */
 
 export type Shortcut =
@@ -15,15 +16,21 @@ export type Shortcut =
   | 'expand'
   | 'edit-title'
   | 'complete'
-  | 'delete';
+  | 'delete'
+  | 'go-inbox'
+  | 'go-assigned';
 
 /** What the help dialog lists: the keys as shown, and what they do. */
 export const SHORTCUT_LIST: readonly {
   scope: 'Anywhere' | 'On a focused task';
   keys: readonly string[];
+  /** The keys one after the other ('g' then 'i'), not held together. */
+  sequence?: boolean;
   label: string;
 }[] = [
   { scope: 'Anywhere', keys: ['Ctrl', 'K'], label: 'Open the command palette (⌘ K on a Mac)' },
+  { scope: 'Anywhere', keys: ['g', 'i'], sequence: true, label: 'Go to Your Tasks (your Inbox)' },
+  { scope: 'Anywhere', keys: ['g', 'a'], sequence: true, label: 'Go to Assigned to me' },
   { scope: 'Anywhere', keys: ['?'], label: 'Show keyboard shortcuts' },
   { scope: 'Anywhere', keys: ['n'], label: 'New task' },
   { scope: 'Anywhere', keys: ['/'], label: 'Search tasks' },
@@ -53,20 +60,48 @@ const SINGLE_KEYS: Record<string, Shortcut> = {
   x: 'complete',
 };
 
-/** The shortcut a key press asks for, or null. */
-export function shortcutFor(
-  event: Pick<
-    KeyboardEvent,
-    'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey' | 'isComposing' | 'target' | 'repeat'
-  >,
-): Shortcut | null {
+/** Two keys one after the other: the first, then the second within SEQUENCE_TIMEOUT_MS. */
+const SEQUENCES: Record<string, Record<string, Shortcut>> = {
+  g: { i: 'go-inbox', a: 'go-assigned' },
+};
+export const SEQUENCE_TIMEOUT_MS = 1500;
+
+type KeyPress = Pick<
+  KeyboardEvent,
+  'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey' | 'isComposing' | 'target' | 'repeat'
+>;
+
+/** A plain key press outside a text field: what single keys and sequences listen to. */
+const isPlain = (event: KeyPress) =>
+  !event.isComposing && !event.ctrlKey && !event.metaKey && !event.altKey && !isTyping(event.target);
+
+/** The shortcut a key press asks for, or null; `prefix` is a sequence's first key, just pressed. */
+export function shortcutFor(event: KeyPress, prefix: string | null = null): Shortcut | null {
   const { key } = event;
   if (event.isComposing) return null;
   if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && key.toLowerCase() === 'k')
     return event.repeat ? null : 'palette';
-  if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return null;
+  if (!isPlain(event)) return null;
   // '?' needs Shift on many layouts and none on others.
   if (key === '?') return 'help';
   if (event.shiftKey) return key === 'Delete' && !event.repeat ? 'delete' : null;
-  return SINGLE_KEYS[key] ?? null;
+  const second = prefix === null ? undefined : SEQUENCES[prefix]?.[key];
+  return second ?? SINGLE_KEYS[key] ?? null;
+}
+
+/**
+ * Reads key presses one after another, as the app-wide listener gets them: a sequence's first key
+ * ('g') is remembered, and the next plain key within SEQUENCE_TIMEOUT_MS completes it.
+ */
+export function shortcutReader() {
+  let prefix: { key: string; at: number } | null = null;
+  return (event: KeyPress & Pick<KeyboardEvent, 'timeStamp'>): Shortcut | null => {
+    const pending = prefix && event.timeStamp - prefix.at <= SEQUENCE_TIMEOUT_MS ? prefix.key : null;
+    prefix = null;
+    const shortcut = shortcutFor(event, pending);
+    if (shortcut === null && event.key in SEQUENCES && isPlain(event) && !event.shiftKey) {
+      prefix = { key: event.key, at: event.timeStamp };
+    }
+    return shortcut;
+  };
 }

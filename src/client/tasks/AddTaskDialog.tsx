@@ -20,12 +20,19 @@ import { Input } from '../ui/input';
 import { Textarea } from '../ui/textarea';
 import { successToast } from '../ui/toasts';
 import { useSubmitError } from '../ui/use-submit-error';
-import { useCreateTask } from './api';
+import { INBOX_SCOPE, type TaskScope, useCreateTask } from './api';
 
 const EMPTY: CreateTaskBody = { title: '', description: '', dueDate: '', contextId: null };
 
-/** The Add New Task dialog (spec §2): creates the task, then uploads the chosen files to it. */
-export function AddTaskDialog({ open, onOpenChange }: ControlledDialogProps) {
+/**
+ * The Add New Task dialog (spec §2): creates the task, in the Inbox or the project of `scope`
+ * (issue 21), then uploads the chosen files to it.
+ */
+export function AddTaskDialog({
+  open,
+  onOpenChange,
+  scope = INBOX_SCOPE,
+}: ControlledDialogProps & { scope?: TaskScope }) {
   const {
     register,
     control,
@@ -39,7 +46,7 @@ export function AddTaskDialog({ open, onOpenChange }: ControlledDialogProps) {
   });
   // A plain field, not <Controller>, so the label's id reaches the picker through FormField.
   const { field: agent } = useController({ control, name: 'contextId' });
-  const create = useCreateTask();
+  const create = useCreateTask(scope);
   const attachments = useTaskAttachments();
   const failure = useSubmitError();
 

@@ -3,6 +3,7 @@ import { memo, useCallback, useRef } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { rescueFocusAfterRender } from '../lib/focus';
+import { useCanChangeTasksIn } from '../projects/api';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
@@ -26,6 +27,8 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
   measure: (element: Element | null) => void;
 }) {
   const update = useUpdateTask(task.id);
+  // Issue 21: restoring is changing the task, which a viewer or commenter may not do.
+  const editable = useCanChangeTasksIn(task.projectId);
   const cardRef = useRef<HTMLElement>(null);
   const restoreRef = useRef<HTMLButtonElement>(null);
 
@@ -64,7 +67,7 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
       <CircleCheckIcon aria-hidden className="mt-0.5 size-5 shrink-0 text-primary dark:text-ring" />
       <div className="grid min-w-0 flex-1 gap-1.5">
         <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
-          <h3 className="min-w-0 break-words font-medium text-muted-foreground line-through">{task.title}</h3>
+          <h2 className="min-w-0 break-words font-medium text-muted-foreground line-through">{task.title}</h2>
           <Badge variant="secondary">{COPY.completed}</Badge>
         </div>
         {task.description && (
@@ -78,19 +81,21 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
             <p className="break-words whitespace-pre-wrap">{task.notes}</p>
           </section>
         )}
-        <TaskMeta task={task} />
+        <TaskMeta task={task} readOnly={!editable} />
       </div>
-      <Button
-        ref={restoreRef}
-        variant="outline"
-        size="sm"
-        aria-label="Restore task"
-        disabled={update.isPending}
-        onClick={() => void restore()}
-      >
-        <RotateCcwIcon aria-hidden />
-        <span className="hidden sm:inline">Restore</span>
-      </Button>
+      {editable && (
+        <Button
+          ref={restoreRef}
+          variant="outline"
+          size="sm"
+          aria-label="Restore task"
+          disabled={update.isPending}
+          onClick={() => void restore()}
+        >
+          <RotateCcwIcon aria-hidden />
+          <span className="hidden sm:inline">Restore</span>
+        </Button>
+      )}
     </article>
   );
 });

@@ -2,7 +2,7 @@ import { ArchiveIcon } from 'lucide-react';
 import { COPY } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { ArchivedTaskCard } from './ArchivedTaskCard';
-import { useArchivedTasks } from './api';
+import { INBOX_SCOPE, type TaskScope, useArchivedTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
 import { TaskSkeletons } from './TaskSkeleton';
@@ -34,10 +34,10 @@ function ArchivedRows({ tasks }: { tasks: Task[] }) {
   );
 }
 
-/** Archived tasks, most recently archived first (the server's order). */
-export function ArchivedTaskList() {
+/** Archived tasks, most recently archived first (the server's order): the Inbox's or a project's. */
+export function ArchivedTaskList({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   const { filter, filtered, setFilter } = useTaskFilter();
-  const { data: tasks, isPending, isError, refetch } = useArchivedTasks(filtered ? filter : undefined);
+  const { data: tasks, isPending, isError, refetch } = useArchivedTasks(scope, filtered ? filter : undefined);
   if (isPending) return <TaskSkeletons />;
   // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;

@@ -1,10 +1,11 @@
-import { CalendarIcon, PlusIcon, XIcon } from 'lucide-react';
+import { BellIcon, CalendarIcon, PlusIcon, RepeatIcon, XIcon } from 'lucide-react';
 import { type FormEvent, useRef, useState } from 'react';
+import { recurrenceText } from '../../common/recurrence';
 import { ERRORS, TOASTS } from '../../common/spec';
 import { Input } from '../ui/input';
 import { errorToast, successToast } from '../ui/toasts';
-import { useCreateTask } from './api';
-import { formatDueDate } from './dates';
+import { addReminder, INBOX_SCOPE, type TaskScope, useCreateTask } from './api';
+import { formatDueDate, formatDueTime } from './dates';
 import type { QuickAdd as Parsed, parseQuickAdd as ParseQuickAdd } from './quick-add';
 
 type Parser = typeof ParseQuickAdd;
@@ -16,6 +17,8 @@ const loadParser = () => {
   return parser;
 };
 
+const QUICK_ADD_REMINDER_FAILED = 'The reminder could not be added.';
+
 const NO_DATE: Parsed = { title: '', dueDate: null, dateText: null };
 
 /**
@@ -23,37 +26,60 @@ const NO_DATE: Parsed = { title: '', dueDate: null, dateText: null };
  * tomorrow') shows as a chip and leaves the title; removing the chip keeps the words and saves no
  * date. Enter creates the task at the top, as the Add Task dialog does, with the same toast.
  */
-export function QuickAdd() {
+export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   const [text, setText] = useState('');
   const [parse, setParse] = useState<Parser | null>(null);
   // The date words the person took the chip off: those words stay in the title.
   const [dismissed, setDismissed] = useState<string | null>(null);
+  // Likewise the repeat words (issue 22).
+  const [dismissedRule, setDismissedRule] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
-  const create = useCreateTask();
+  const create = useCreateTask(scope);
 
   const loadOnFirstUse = () => {
     if (!parse) void loadParser().then((fn) => setParse(() => fn));
   };
 
   const parsed = parse ? parse(text) : { ...NO_DATE, title: text.trim() };
-  const dateKey = parsed.dueDate ? `${parsed.dateText}|${parsed.dueDate}` : null;
-  const withDate = dateKey !== null && dateKey !== dismissed;
+  const ruleKeyOf = (p: Parsed) => (p.recurrence ? `${p.recurrence.text}|${p.recurrence.rule}` : null);
+  const dateKeyOf = (p: Parsed) => (p.dueDate ? `${p.dateText}|${p.dueDate}` : null);
+  /** What of a reading is kept: a rule needs its date; a date read from the rule goes with it. */
+  const kept = (p: Parsed) => {
+    const ruleKey = ruleKeyOf(p);
+    const dateKey = dateKeyOf(p);
+    const ruleDismissed = ruleKey !== null && ruleKey === dismissedRule;
+    const dateFromRule = p.recurrence !== undefined && p.dateText === p.recurrence.text;
+    const keepDate = dateKey !== null && dateKey !== dismissed && !(ruleDismissed && dateFromRule);
+    const keepRule = ruleKey !== null && !ruleDismissed && keepDate;
+    return { ruleKey, dateKey, keepDate, keepRule };
+  };
+  const { ruleKey, dateKey, keepDate: withDate, keepRule: withRule } = kept(parsed);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (create.isPending) return;
     // Enter may come before the parser has loaded: read the date now, as the chip would show it.
     const final = (await loadParser())(text);
-    const finalKey = final.dueDate ? `${final.dateText}|${final.dueDate}` : null;
-    const keepDate = finalKey !== null && finalKey !== dismissed;
-    const title = keepDate ? final.title : text.trim().replace(/\s+/g, ' ');
+    const { keepDate, keepRule } = kept(final);
+    const words = text.trim().replace(/\s+/g, ' ');
+    // Words whose chip was taken off stay in the title.
+    const title = keepDate
+      ? keepRule || !final.recurrence || final.dateText === final.recurrence.text
+        ? final.title
+        : `${final.title} ${final.recurrence.text}`
+      : words;
     if (!title) return;
+    let created: Awaited<ReturnType<typeof create.mutateAsync>>;
     try {
-      await create.mutateAsync({
+      created = await create.mutateAsync({
         title,
         description: '',
         dueDate: keepDate ? final.dueDate! : '',
         contextId: null,
+        ...(keepDate && final.dueTime ? { dueTime: final.dueTime } : {}),
+        ...(keepRule && final.recurrence
+          ? { recurrence: final.recurrence.rule, recurrenceFrom: final.recurrence.from }
+          : {}),
       });
     } catch {
       errorToast(ERRORS.createTask);
@@ -62,20 +88,33 @@ export function QuickAdd() {
     successToast(TOASTS.taskCreated);
     setText('');
     setDismissed(null);
+    setDismissedRule(null);
+    // Reminders are added once the task exists (POST /api/tasks/{id}/reminders).
+    for (const reminder of final.reminders ?? []) {
+      void addReminder(created.id, reminder).catch(() => errorToast(QUICK_ADD_REMINDER_FAILED));
+    }
   };
 
-  const dueLabel = parsed.dueDate ? formatDueDate(parsed.dueDate) : '';
+  const dueLabel = parsed.dueDate
+    ? `${formatDueDate(parsed.dueDate)}${parsed.dueTime ? ` ${formatDueTime(parsed.dueTime)}` : ''}`
+    : '';
+  const ruleLabel = parsed.recurrence ? recurrenceText(parsed.recurrence.rule) : '';
+  const reminderCount = parsed.reminders?.length ?? 0;
+  const describedBy = [withDate && 'quick-add-date', withRule && 'quick-add-repeat']
+    .filter(Boolean)
+    .join(' ');
   return (
-    <form onSubmit={(event) => void onSubmit(event)} className="mb-4 flex items-center gap-2">
-      <div className="relative flex-1">
+    <form onSubmit={(event) => void onSubmit(event)} className="mb-4 flex flex-wrap items-center gap-2">
+      <div className="relative min-w-48 flex-1">
         <PlusIcon
           aria-hidden
           className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground"
         />
         <Input
           ref={inputRef}
+          name="quickAdd"
           aria-label="Add a task"
-          aria-describedby={withDate ? 'quick-add-date' : undefined}
+          aria-describedby={describedBy || undefined}
           placeholder="Add a task…"
           autoComplete="off"
           enterKeyHint="done"
@@ -104,6 +143,29 @@ export function QuickAdd() {
           <span>Due {dueLabel}</span>
           <XIcon aria-hidden className="text-muted-foreground" />
         </button>
+      )}
+      {withRule && (
+        <button
+          type="button"
+          id="quick-add-repeat"
+          aria-label={`Remove repeat ${ruleLabel}`}
+          title={`${ruleLabel}${parsed.recurrence?.from === 'completion' ? ', from completion' : ''} (from “${parsed.recurrence?.text}”)`}
+          onClick={() => {
+            setDismissedRule(ruleKey);
+            inputRef.current?.focus();
+          }}
+          className="inline-flex h-9 shrink-0 items-center gap-1.5 rounded-md border bg-secondary px-2.5 text-sm text-secondary-foreground outline-none transition-colors hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring [&_svg]:size-4"
+        >
+          <RepeatIcon aria-hidden className="text-muted-foreground" />
+          <span>{ruleLabel}</span>
+          <XIcon aria-hidden className="text-muted-foreground" />
+        </button>
+      )}
+      {reminderCount > 0 && (
+        <span className="inline-flex h-9 shrink-0 items-center gap-1.5 rounded-md border px-2.5 text-sm text-muted-foreground [&_svg]:size-4">
+          <BellIcon aria-hidden />
+          <span>{reminderCount === 1 ? 'Reminder' : `${reminderCount} reminders`}</span>
+        </span>
       )}
     </form>
   );

@@ -6,28 +6,38 @@ import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
 import { ChecklistPanel } from '../checklist/ChecklistPanel';
+import { TaskConversation } from '../comments/TaskConversation';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { shortcutFor } from '../lib/shortcuts';
+import { useCanChangeTasksIn } from '../projects/api';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
 import { errorToast, successToast } from '../ui/toasts';
-import { useDeleteTask, useTaskDetails, useUpdateTask } from './api';
+import { useCompleteTask, useDeleteTask, useTaskDetails, useUpdateTask } from './api';
 import { CardTooltip } from './CardTooltip';
 import { ADD_TASK_BUTTON_ID, focusAfterRemoval } from './card-focus';
 import { celebrate } from './confetti';
+import { formatDueDate } from './dates';
 import { setExpanded as storeExpanded, useExpanded } from './list-state';
 import { NotesBox, useNotesDraft } from './NotesBox';
-import { TaskDescription, TaskTitle } from './TaskEditors';
+import { TaskDescription, TaskSchedule, TaskTitle } from './TaskEditors';
 import { TaskMeta } from './TaskMeta';
+import { TaskReminders } from './TaskReminders';
 import { useCardCollapse } from './useCardCollapse';
 
 const addTaskButton = () => document.getElementById(ADD_TASK_BUTTON_ID);
+
+/** The toast of a completed occurrence of a recurring task (issue 22). */
+const nextOccurrenceToast = (dueDate: string | null) =>
+  dueDate ? `Completed. Next: ${formatDueDate(dueDate)}` : 'Completed.';
 
 type TaskCardProps = {
   task: TaskSummary;
   provided: DraggableProvided;
   isDragging: boolean;
+  /** Dropped on a project in the sidebar (issue 21): no drop animation back into the list. */
+  leaving?: boolean;
   /** False while the list is filtered: no drag handle then (issue 13). */
   reorderable?: boolean;
   /** Where the virtualized list puts the card. */
@@ -45,9 +55,12 @@ export const TaskCard = memo(function TaskCard({
   task,
   provided,
   isDragging,
+  leaving = false,
   reorderable = true,
   placement,
 }: TaskCardProps) {
+  // Issue 21: a viewer or commenter (or an archived project) gets no control that changes the task.
+  const editable = useCanChangeTasksIn(task.projectId);
   // Kept outside the card: the list keeps expanded cards mounted, and a drag's clone shows the same.
   const expanded = useExpanded(task.id);
   const setExpanded = useCallback((open: boolean) => storeExpanded(task.id, open), [task.id]);
@@ -60,6 +73,7 @@ export const TaskCard = memo(function TaskCard({
   const notesRef = useRef<HTMLTextAreaElement>(null);
   const { mutateAsync: update } = useUpdateTask(task.id);
   const remove = useDeleteTask(task.id);
+  const complete = useCompleteTask(task.id);
   // The list has no notes or AI draft (issue 15): an expanded card reads the task in full.
   const details = useTaskDetails(task.id, expanded).data;
   const notes = useNotesDraft(details, update);
@@ -76,9 +90,11 @@ export const TaskCard = memo(function TaskCard({
     const completing = !done;
     const refocus = focusAfterRemoval(cardRef.current, addTaskButton);
     setPendingDone(completing);
+    let result: Awaited<ReturnType<typeof update>>;
     try {
-      // Spec §4: completing archives; reopening brings it back to the active list.
-      await update({ completed: completing, archived: completing });
+      // Spec §4: completing archives; reopening brings it back to the active list. Issue 22: a
+      // recurring task completed moves on to its next date and stays.
+      result = await update({ completed: completing, archived: completing });
     } catch {
       flushSync(() => setPendingDone(null));
       rescueFocus(toggleRef.current);
@@ -86,7 +102,11 @@ export const TaskCard = memo(function TaskCard({
       return;
     }
     setPendingDone(null);
-    if (completing) {
+    if (completing && !result.archived) {
+      void celebrate();
+      successToast(nextOccurrenceToast(result.dueDate));
+      rescueFocus(toggleRef.current);
+    } else if (completing) {
       refocus();
       collapse();
       void celebrate();
@@ -94,6 +114,21 @@ export const TaskCard = memo(function TaskCard({
     } else {
       successToast(TOASTS.taskReopened);
     }
+  };
+
+  /** 'Complete forever' (issue 22): ends a recurring task's series and archives it. */
+  const completeForever = async () => {
+    const refocus = focusAfterRemoval(cardRef.current, addTaskButton);
+    try {
+      await complete.mutateAsync(true);
+    } catch {
+      errorToast(ERRORS.updateStatus);
+      return;
+    }
+    refocus();
+    collapse();
+    void celebrate();
+    successToast(TOASTS.taskCompleted);
   };
 
   const deleteTask = async () => {
@@ -116,11 +151,11 @@ export const TaskCard = memo(function TaskCard({
     if (shortcut === 'expand') {
       if (expanded) collapse();
       else setExpanded(true);
-    } else if (shortcut === 'edit-title') {
-      cardRef.current?.querySelector<HTMLButtonElement>('h3 > button')?.click();
-    } else if (shortcut === 'complete') {
+    } else if (shortcut === 'edit-title' && editable) {
+      cardRef.current?.querySelector<HTMLButtonElement>('h2 > button')?.click();
+    } else if (shortcut === 'complete' && editable) {
       if (!done && pendingDone === null) void toggleDone();
-    } else if (shortcut === 'delete') {
+    } else if (shortcut === 'delete' && editable) {
       if (!remove.isPending) void deleteTask();
     } else {
       return;
@@ -136,9 +171,13 @@ export const TaskCard = memo(function TaskCard({
     placement?.measure(element);
   };
   // The library's style (a transform while other cards make room) over the list's placement.
-  const style: CSSProperties | undefined = placement
-    ? { position: 'absolute', top: placement.top, left: 0, width: '100%', ...provided.draggableProps.style }
+  const dragStyle = leaving
+    ? // The library's own way to skip its drop animation.
+      { ...provided.draggableProps.style, opacity: 0, transitionDuration: '0.001s' }
     : provided.draggableProps.style;
+  const style: CSSProperties | undefined = placement
+    ? { position: 'absolute', top: placement.top, left: 0, width: '100%', ...dragStyle }
+    : dragStyle;
 
   return (
     <article
@@ -161,7 +200,7 @@ export const TaskCard = memo(function TaskCard({
       )}
     >
       <div className="flex items-start gap-2 p-3 sm:gap-3 sm:p-4">
-        {reorderable ? (
+        {reorderable && editable ? (
           // biome-ignore lint/a11y/useSemanticElements: the library will not start a drag from a <button>
           <div
             role="button"
@@ -176,15 +215,23 @@ export const TaskCard = memo(function TaskCard({
           <span aria-hidden className="-ml-1 w-5 shrink-0 sm:w-6" />
         )}
         <span className="relative mt-1 flex size-5 shrink-0">
-          <input
-            ref={toggleRef}
-            type="checkbox"
-            checked={done}
-            aria-label={done ? 'Mark as incomplete' : 'Mark as complete'}
-            disabled={pendingDone !== null}
-            onChange={() => void toggleDone()}
-            className="peer size-5 cursor-pointer appearance-none rounded-full border-2 border-muted-foreground/40 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card disabled:cursor-default"
-          />
+          {editable ? (
+            <input
+              ref={toggleRef}
+              type="checkbox"
+              name="completed"
+              checked={done}
+              aria-label={done ? 'Mark as incomplete' : 'Mark as complete'}
+              disabled={pendingDone !== null}
+              onChange={() => void toggleDone()}
+              className="peer size-5 cursor-pointer appearance-none rounded-full border-2 border-muted-foreground/40 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card disabled:cursor-default"
+            />
+          ) : (
+            <span
+              aria-hidden
+              className="size-5 rounded-full border-2 border-dashed border-muted-foreground/40"
+            />
+          )}
           {done && (
             <CheckIcon
               aria-hidden
@@ -194,24 +241,26 @@ export const TaskCard = memo(function TaskCard({
           )}
         </span>
         <div className="grid min-w-0 flex-1 gap-1">
-          <TaskTitle task={task} update={update} done={done} />
-          <TaskDescription task={task} update={update} done={done} clamped={!expanded} />
-          <TaskMeta task={task} urgent />
+          <TaskTitle task={task} update={update} done={done} readOnly={!editable} />
+          <TaskDescription task={task} update={update} done={done} clamped={!expanded} readOnly={!editable} />
+          <TaskMeta task={task} urgent readOnly={!editable} />
         </div>
         <div className="-mr-1 flex shrink-0 items-center">
-          <CardTooltip content={COPY.deleteTask}>
-            <Button
-              ref={deleteRef}
-              variant="ghost"
-              size="icon"
-              aria-label={COPY.deleteTask}
-              disabled={remove.isPending}
-              onClick={() => void deleteTask()}
-              className="size-8 text-muted-foreground/70 group-hover:text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
-            >
-              <Trash2Icon aria-hidden />
-            </Button>
-          </CardTooltip>
+          {editable && (
+            <CardTooltip content={COPY.deleteTask}>
+              <Button
+                ref={deleteRef}
+                variant="ghost"
+                size="icon"
+                aria-label={COPY.deleteTask}
+                disabled={remove.isPending}
+                onClick={() => void deleteTask()}
+                className="size-8 text-muted-foreground/70 group-hover:text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
+              >
+                <Trash2Icon aria-hidden />
+              </Button>
+            </CardTooltip>
+          )}
           <Button
             variant="ghost"
             size="icon"
@@ -226,7 +275,16 @@ export const TaskCard = memo(function TaskCard({
       </div>
       {expanded && (
         <div className="grid gap-4 border-t px-4 pt-4 pb-4 sm:pl-[4.75rem]">
+          {editable && (
+            <TaskSchedule
+              task={task}
+              update={update}
+              completing={complete.isPending}
+              onCompleteForever={() => void completeForever()}
+            />
+          )}
           <ChecklistPanel taskId={task.id} />
+          {editable && <TaskReminders task={task} />}
           {details ? (
             <>
               <TaskAiPanel task={details} onMovedToNotes={() => rescueFocus(notesRef.current)} />
@@ -238,6 +296,7 @@ export const TaskCard = memo(function TaskCard({
               <Skeleton className="h-24" />
             </div>
           )}
+          <TaskConversation task={task} />
         </div>
       )}
     </article>

@@ -57,6 +57,7 @@ export function TaskFilterBar() {
         />
       </div>
       <select
+        name="due"
         aria-label="Due date"
         className={selectClasses}
         value={filter.due ?? ''}
@@ -71,6 +72,7 @@ export function TaskFilterBar() {
       </select>
       {agents.data && agents.data.length > 0 && (
         <select
+          name="agentId"
           aria-label="Agent"
           className={selectClasses}
           value={filter.agentId ?? ''}
@@ -89,6 +91,7 @@ export function TaskFilterBar() {
       <label className="flex h-9 cursor-pointer items-center gap-2 rounded-md border px-3 text-sm">
         <input
           type="checkbox"
+          name="hasFiles"
           checked={filter.hasFiles ?? false}
           onChange={(event) => setFilter({ ...filter, hasFiles: event.target.checked || undefined })}
           className="size-4 accent-primary"

@@ -1,14 +1,15 @@
-import { DragDropContext, Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
-import { ListTodoIcon } from 'lucide-react';
+import { Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
+import { ListTodoIcon, type LucideIcon } from 'lucide-react';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { errorToast } from '../ui/toasts';
-import { useActiveTasks, useReorderTasks } from './api';
+import { INBOX_SCOPE, type TaskScope, useActiveTasks, useReorderTasks } from './api';
+import { dropTarget, registerListDrop } from './drag';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
-import { activeList, pruneExpanded, registerList } from './list-state';
+import { pruneExpanded, registerList } from './list-state';
 import { type CardPlacement, TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
 import { useWindowRows } from './window-rows';
@@ -35,6 +36,8 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
           task={task}
           provided={provided}
           isDragging={snapshot.isDragging}
+          // Dropped on a project in the sidebar: it leaves the list where it is, not by gliding back.
+          leaving={snapshot.isDropAnimating && dropTarget() !== null}
           reorderable={reorderable}
           placement={placement}
         />
@@ -105,20 +108,33 @@ const TaskRows = memo(function TaskRows({
   );
 });
 
+/** What an empty list says: the spec's words for the Inbox and a project's list. */
+export type EmptyCopy = { icon: LucideIcon; title: string; hint?: string };
+const NO_TASKS: EmptyCopy = { icon: ListTodoIcon, title: COPY.noTasks, hint: COPY.noTasksHint };
+
+type TaskListProps = {
+  /** Whose tasks (issue 21): the Inbox unless a project's or the caller's assigned tasks. */
+  scope?: TaskScope;
+  /** False where the order is not the person's to change (a role below editor, a list across projects). */
+  reorderable?: boolean;
+  empty?: EmptyCopy;
+};
+
 /**
  * The active list (spec §2), ordered by drag and drop. The library's defaults are the spec's constants:
  * 120 ms long press, 5 px threshold, auto-scroll and drop animation; Space, arrows and Space drag by keyboard.
  * The droppable is in the library's virtual mode. The lifted card is the card itself, not a clone: a
  * clone would unmount it, and the library cannot have cards come and go during a drag in a list that
  * scrolls with the page (it would cancel the drag); the rows are frozen while a card is dragged.
+ * The drag-and-drop context is the screen's (TaskDragContext), shared with the sidebar's projects.
  */
-export function TaskList() {
+export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_TASKS }: TaskListProps) {
   const { filter, filtered, setFilter } = useTaskFilter();
   // While a filter is on, the list shows only some tasks: their order is not the list's to change.
-  const { data: tasks, isPending, isError, refetch } = useActiveTasks(filtered ? filter : undefined);
-  const reorder = useReorderTasks();
+  const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
+  const reorder = useReorderTasks(scope);
 
-  const onDragEnd = useCallback(
+  const onDrop = useCallback(
     ({ source, destination }: DropResult) => {
       if (tasks && destination && destination.index !== source.index) {
         const ordered = [...tasks];
@@ -126,39 +142,37 @@ export function TaskList() {
         ordered.splice(destination.index, 0, moved!);
         reorder(ordered).catch(() => errorToast(ERRORS.reorder));
       }
-      activeList()?.thaw();
     },
     [tasks, reorder],
   );
+  useEffect(() => registerListDrop(onDrop), [onDrop]);
 
   if (isPending) return <TaskSkeletons />;
   // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
   return (
-    <DragDropContext onBeforeCapture={() => activeList()?.freeze()} onDragEnd={onDragEnd}>
-      <Droppable droppableId="active-tasks" mode="virtual">
-        {(provided) => (
-          <div
-            ref={provided.innerRef}
-            {...provided.droppableProps}
-            style={{ minHeight: LIMITS.listMinHeightPx }}
-          >
-            {filtered && tasks.length > 0 && (
-              <p className="mb-3 text-sm text-muted-foreground">{COPY.clearFilterToReorder}</p>
-            )}
-            {tasks.length === 0 ? (
-              filtered ? (
-                <NoMatches onClear={() => setFilter({})} />
-              ) : (
-                <EmptyState icon={ListTodoIcon} title={COPY.noTasks} hint={COPY.noTasksHint} />
-              )
+    <Droppable droppableId="active-tasks" mode="virtual">
+      {(provided) => (
+        <div
+          ref={provided.innerRef}
+          {...provided.droppableProps}
+          style={{ minHeight: LIMITS.listMinHeightPx }}
+        >
+          {reorderable && filtered && tasks.length > 0 && (
+            <p className="mb-3 text-sm text-muted-foreground">{COPY.clearFilterToReorder}</p>
+          )}
+          {tasks.length === 0 ? (
+            filtered ? (
+              <NoMatches onClear={() => setFilter({})} />
             ) : (
-              <TaskRows tasks={tasks} reorderable={!filtered} />
-            )}
-          </div>
-        )}
-      </Droppable>
-    </DragDropContext>
+              <EmptyState icon={empty.icon} title={empty.title} hint={empty.hint} />
+            )
+          ) : (
+            <TaskRows tasks={tasks} reorderable={reorderable && !filtered} />
+          )}
+        </div>
+      )}
+    </Droppable>
   );
 }

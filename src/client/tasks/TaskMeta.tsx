@@ -1,9 +1,11 @@
-import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon } from 'lucide-react';
+import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon, RepeatIcon } from 'lucide-react';
+import { recurrenceText } from '../../common/recurrence';
 import type { TaskSummary } from '../../common/tasks';
+import { CardPeople } from '../comments/People';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { cn } from '../lib/cn';
 import { Badge } from '../ui/badge';
-import { dueUrgency, formatDueDate } from './dates';
+import { formatDueDate, formatDueTime, taskUrgency } from './dates';
 
 const URGENCY = {
   overdue: { label: 'Overdue', icon: CircleAlertIcon, className: 'border-destructive/50 text-destructive' },
@@ -12,12 +14,24 @@ const URGENCY = {
 
 /**
  * The row under a task's title, on active and archived cards alike: due date, checklist progress
- * ('2/5', issue 13), then files. On an
+ * ('2/5', issue 13), assignees' initials and the comment count (issue 21), then files. On an
  * active card an overdue or due-today date says so in words and with its own icon, not by colour
  * alone (issue 10); an archived task needs no alarm.
  */
-export function TaskMeta({ task, urgent = false }: { task: TaskSummary; urgent?: boolean }) {
-  const urgency = urgent && task.dueDate ? dueUrgency(task.dueDate) : null;
+export function TaskMeta({
+  task,
+  urgent = false,
+  readOnly = false,
+}: {
+  task: TaskSummary;
+  urgent?: boolean;
+  /** The files can be seen, not added or deleted (issue 21: a role that may not change tasks). */
+  readOnly?: boolean;
+}) {
+  const urgency = urgent && task.dueDate ? taskUrgency(task) : null;
+  const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const otherZone =
+    task.dueTime && task.dueTimeZone && task.dueTimeZone !== localZone ? task.dueTimeZone : null;
   const cue = urgency ? URGENCY[urgency] : null;
   const Icon = cue?.icon ?? CalendarIcon;
   return (
@@ -27,6 +41,23 @@ export function TaskMeta({ task, urgent = false }: { task: TaskSummary; urgent?:
           <Icon aria-hidden />
           {cue ? <span className="font-medium">{cue.label}:</span> : <span className="sr-only">Due </span>}
           {formatDueDate(task.dueDate)}
+          {task.dueTime && (
+            <span
+              className="tabular-nums"
+              title={otherZone ? `${formatDueTime(task.dueTime)} in ${otherZone}` : undefined}
+            >
+              {formatDueTime(task.dueTime)}
+              {otherZone && <span className="sr-only"> {otherZone}</span>}
+            </span>
+          )}
+        </Badge>
+      )}
+      {task.recurrence && (
+        <Badge variant="outline" className="font-normal text-muted-foreground">
+          <RepeatIcon aria-hidden />
+          <span className="sr-only">Repeats: </span>
+          {recurrenceText(task.recurrence)}
+          {task.recurrenceFrom === 'completion' && <span className="sr-only"> from completion</span>}
         </Badge>
       )}
       {task.checklist.total > 0 && (
@@ -40,7 +71,8 @@ export function TaskMeta({ task, urgent = false }: { task: TaskSummary; urgent?:
           </span>
         </Badge>
       )}
-      <TaskFilesControl taskId={task.id} />
+      <CardPeople task={task} />
+      <TaskFilesControl taskId={task.id} readOnly={readOnly} />
     </div>
   );
 }

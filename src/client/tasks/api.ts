@@ -13,11 +13,13 @@ import {
   TASKS_PATH,
   type Task,
   type TaskSummary,
+  taskCompletePath,
   taskMovePath,
   taskPath,
   type UpdateTaskBody,
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
+import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
 
 /** Query keys are the URLs the default query function GETs (spec §7). */
@@ -26,20 +28,48 @@ export const archivedTasksKey = [ARCHIVED_TASKS_PATH] as const;
 export const taskKey = (id: number) => [taskPath(id)] as const;
 
 export type TaskUpdates = UpdateTaskBody;
-export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'>;
+export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'> &
+  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom'>>;
+
+/** A reminder to add to a task (issue 22): an ISO instant, or minutes before its due date-time. */
+export type NewReminder = { at: string } | { relativeMinutes: number };
+export const taskRemindersPath = (taskId: number) => `${TASKS_PATH}/${taskId}/reminders`;
+
+/** POST /api/tasks/{id}/reminders (the reminders API of issue 22). */
+export async function addReminder(taskId: number, reminder: NewReminder): Promise<void> {
+  await apiRequest('POST', taskRemindersPath(taskId), reminder);
+}
+
+/** POST /api/tasks/{id}/complete: a recurring task moves on to its next date; `final` ends it. */
+export async function completeTask(id: number, final = false): Promise<Task> {
+  const res = await apiRequest('POST', taskCompletePath(id), final ? { final: true } : {});
+  return (await res.json()) as Task;
+}
 
 export function isActive(task: Pick<Task, 'completed' | 'archived'>): boolean {
   return !task.completed && !task.archived;
 }
 
 /**
- * A list's query key: the URL alone for the whole list, the URL and the filter's parameters for a
- * filtered one. Both start with the URL, so invalidating the list (an edit, a live event) also
- * refetches every filtered view of it.
+ * Which tasks a list shows (issue 21): the caller's Inbox (the spec's list, asked for with no
+ * parameter), one project's, or those assigned to the caller in any project.
  */
-const listKey = (path: string, filter: TaskFilter | undefined) => {
-  const params = filter ? filterParams(filter) : null;
-  return params ? ([path, params] as const) : ([path] as const);
+export type TaskScope = { kind: 'inbox' } | { kind: 'project'; projectId: number } | { kind: 'assigned' };
+export const INBOX_SCOPE: TaskScope = { kind: 'inbox' };
+
+function scopeParams(scope: TaskScope): Record<string, string> {
+  if (scope.kind === 'project') return { projectId: String(scope.projectId) };
+  return scope.kind === 'assigned' ? { assignee: 'me' } : {};
+}
+
+/**
+ * A list's query key: the URL alone for the Inbox's whole list, the URL and its parameters (the
+ * project, the filter) for any other. All start with the URL, so invalidating the list (an edit, a
+ * live event) also refetches every project's list and every filtered view.
+ */
+export const listKey = (path: string, scope: TaskScope, filter?: TaskFilter) => {
+  const params = { ...scopeParams(scope), ...(filter ? filterParams(filter) : null) };
+  return Object.keys(params).length > 0 ? ([path, params] as const) : ([path] as const);
 };
 
 /**
@@ -54,9 +84,9 @@ async function fetchSummaries({ queryKey, signal }: { queryKey: readonly unknown
 }
 
 /** The active list: the server sends tasks by position; anything completed or archived is left out (spec §2). */
-export function useActiveTasks(filter?: TaskFilter) {
+export function useActiveTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFilter) {
   return useQuery<TaskSummary[], Error, TaskSummary[]>({
-    queryKey: listKey(TASKS_PATH, filter),
+    queryKey: listKey(TASKS_PATH, scope, filter),
     queryFn: fetchSummaries,
     select: selectActive,
     // While the person types, the last answer stays on screen until the next arrives.
@@ -73,14 +103,20 @@ function selectActive<T extends TaskSummary>(tasks: T[]): T[] {
   return tasks.filter(isActive);
 }
 
-export function useArchivedTasks(filter?: TaskFilter) {
+export function useArchivedTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFilter) {
   return useQuery<Task[]>({
-    queryKey: listKey(ARCHIVED_TASKS_PATH, filter),
+    queryKey: listKey(ARCHIVED_TASKS_PATH, scope, filter),
     placeholderData: keepPreviousData,
   });
 }
 
-export async function createTask(task: NewTask): Promise<Task> {
+/** The project a new task goes to in `scope`, when not the Inbox (a project's screen). */
+const projectOf = (scope: TaskScope): number | undefined =>
+  scope.kind === 'project' ? scope.projectId : undefined;
+
+/** Creates a task in the Inbox, or in the project of `scope` (issue 21: `projectId` in the body). */
+export async function createTask(task: NewTask, scope: TaskScope = INBOX_SCOPE): Promise<Task> {
+  const projectId = projectOf(scope);
   // Spec §7 fixes the body: the server takes the owner from the session, so userId is a constant.
   const res = await apiRequest('POST', TASKS_PATH, {
     userId: LIMITS.clientTaskUserId,
@@ -88,6 +124,7 @@ export async function createTask(task: NewTask): Promise<Task> {
     completed: false,
     archived: false,
     position: LIMITS.initialTaskPosition,
+    ...(projectId === undefined ? {} : { projectId }),
   });
   return (await res.json()) as Task;
 }
@@ -137,12 +174,22 @@ async function saveOrder({ before, after }: { before: number[]; after: number[] 
   else await reorderTasks(after);
 }
 
-/** Everything a change to one task can show up in (spec §7). */
+/** A task as the cached active lists have it (any list, any project), if one does. */
+export function cachedTask(queryClient: QueryClient, id: number): TaskSummary | undefined {
+  for (const [, tasks] of queryClient.getQueriesData<TaskSummary[]>({ queryKey: tasksKey })) {
+    const task = tasks?.find((candidate) => candidate.id === id);
+    if (task) return task;
+  }
+  return undefined;
+}
+
+/** Everything a change to one task can show up in (spec §7), the projects' task counts too (issue 21). */
 export function invalidateTask(queryClient: QueryClient, id?: number): Promise<void> {
   return Promise.all([
     queryClient.invalidateQueries({ queryKey: tasksKey }),
     queryClient.invalidateQueries({ queryKey: archivedTasksKey }),
     id === undefined ? undefined : queryClient.invalidateQueries({ queryKey: taskKey(id) }),
+    invalidateProjects(queryClient),
   ]).then(() => undefined);
 }
 
@@ -171,6 +218,18 @@ export function useUpdateTask(id: number) {
   });
 }
 
+/** Completes one task through POST /api/tasks/{id}/complete (Complete forever with `final`). */
+export function useCompleteTask(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (final: boolean) => completeTask(id, final),
+    onSuccess: (task) => {
+      writeTask(queryClient, task);
+      void invalidateTask(queryClient, id);
+    },
+  });
+}
+
 export function useDeleteTask(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
@@ -185,10 +244,10 @@ export function useDeleteTask(id: number) {
   });
 }
 
-export function useCreateTask() {
+export function useCreateTask(scope: TaskScope = INBOX_SCOPE) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: createTask,
+    mutationFn: (task: NewTask) => createTask(task, scope),
     onSuccess: () => void invalidateTask(queryClient),
   });
 }
@@ -197,28 +256,30 @@ export function useCreateTask() {
  * Spec §4: reordering is optimistic. The active tasks take the new order in the cache at once (the
  * drag-and-drop library needs the new order within onDragEnd, or the card jumps back before it lands);
  * on a failure the old list comes back; either way the list is refetched. Rejects when the server refuses.
+ * `scope` keeps its identity across renders (a constant, or memoized by the page).
  */
-export function useReorderTasks() {
+export function useReorderTasks(scope: TaskScope = INBOX_SCOPE) {
   const queryClient = useQueryClient();
   const { mutateAsync } = useMutation({ mutationFn: saveOrder });
   return useCallback(
     async (ordered: TaskSummary[]) => {
+      const key = listKey(TASKS_PATH, scope);
       // A refetch landing after the optimistic write would put the old order back.
       void queryClient.cancelQueries({ queryKey: tasksKey });
-      const previous = queryClient.getQueryData<TaskSummary[]>(tasksKey);
-      queryClient.setQueryData<TaskSummary[]>(tasksKey, (tasks) =>
+      const previous = queryClient.getQueryData<TaskSummary[]>(key);
+      queryClient.setQueryData<TaskSummary[]>(key, (tasks) =>
         tasks ? [...ordered, ...tasks.filter((t) => !isActive(t))] : tasks,
       );
       try {
         const before = (previous ?? []).filter(isActive).map((t) => t.id);
         await mutateAsync({ before, after: ordered.map((t) => t.id) });
       } catch (error) {
-        queryClient.setQueryData(tasksKey, previous);
+        queryClient.setQueryData(key, previous);
         throw error;
       } finally {
         void queryClient.invalidateQueries({ queryKey: tasksKey });
       }
     },
-    [queryClient, mutateAsync],
+    [queryClient, mutateAsync, scope],
   );
 }

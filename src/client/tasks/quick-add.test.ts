@@ -79,3 +79,99 @@ describe('parseQuickAdd', () => {
     expect(parseQuickAdd('Pay rent tomorrow', new Date(2026, 10, 25, 23, 30)).dueDate).toBe('2026-11-26');
   });
 });
+
+describe('parseQuickAdd: times, repeats and reminders (issue 22)', () => {
+  const cases: Array<[string, Record<string, unknown>]> = [
+    [
+      'Stand-up every monday',
+      {
+        title: 'Stand-up',
+        dueDate: '2026-11-30',
+        recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', from: 'due', text: 'every monday' },
+      },
+    ],
+    [
+      'Report every weekday',
+      { title: 'Report', dueDate: '2026-11-25', recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR' } },
+    ],
+    [
+      'Clean every 2 weeks',
+      { title: 'Clean', dueDate: '2026-11-25', recurrence: { rule: 'FREQ=WEEKLY;INTERVAL=2' } },
+    ],
+    [
+      'Rent every month on the 15th',
+      { title: 'Rent', dueDate: '2026-12-15', recurrence: { rule: 'FREQ=MONTHLY;BYMONTHDAY=15' } },
+    ],
+    [
+      'Birthday every year on 3 March',
+      {
+        title: 'Birthday',
+        dueDate: '2027-03-03',
+        recurrence: { rule: 'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=3' },
+      },
+    ],
+    // 09:00 has passed at 10:00 today: the first is tomorrow.
+    [
+      'Meds every day at 9am',
+      { title: 'Meds', dueDate: '2026-11-26', dueTime: '09:00', recurrence: { rule: 'FREQ=DAILY' } },
+    ],
+    [
+      'Water plants every! 3 days',
+      {
+        title: 'Water plants',
+        dueDate: '2026-11-25',
+        recurrence: { rule: 'FREQ=DAILY;INTERVAL=3', from: 'completion' },
+      },
+    ],
+    ['Call Ana tomorrow at 14:30', { title: 'Call Ana', dueDate: '2026-11-26', dueTime: '14:30' }],
+    ['Call Ana at 5pm', { title: 'Call Ana', dueDate: '2026-11-25', dueTime: '17:00' }],
+    ['Call Ana friday 5pm', { title: 'Call Ana', dueDate: '2026-11-27', dueTime: '17:00' }],
+  ];
+  for (const [text, expected] of cases) {
+    it(`reads '${text}'`, () => {
+      expect(parseQuickAdd(text, NOW)).toMatchObject(expected);
+    });
+  }
+
+  it("reads 'every monday at 9am' as a weekly rule with a time", () => {
+    expect(parseQuickAdd('Team sync every monday at 9am', NOW)).toMatchObject({
+      title: 'Team sync',
+      dueDate: '2026-11-30',
+      dueTime: '09:00',
+      recurrence: { rule: 'FREQ=WEEKLY;BYDAY=MO', from: 'due', text: 'every monday at 9am' },
+    });
+  });
+
+  it("reads 'remind me at 5pm' and 'remind me 30 min before' as reminders, out of the title", () => {
+    const at = parseQuickAdd('Pay rent tomorrow remind me at 5pm', NOW);
+    expect(at).toMatchObject({ title: 'Pay rent', dueDate: '2026-11-26' });
+    expect(at.dueTime).toBeUndefined();
+    expect(at.reminders).toEqual([{ at: new Date(2026, 10, 26, 17, 0).toISOString() }]);
+    const before = parseQuickAdd('Dentist friday at 10:00 remind me 30 min before', NOW);
+    expect(before).toMatchObject({
+      title: 'Dentist',
+      dueDate: '2026-11-27',
+      dueTime: '10:00',
+      reminders: [{ relativeMinutes: 30 }],
+    });
+    expect(parseQuickAdd('Train remind me 1 hour before', NOW).reminders).toEqual([{ relativeMinutes: 60 }]);
+  });
+
+  it('leaves words that only look like a rule', () => {
+    expect(parseQuickAdd('Write the weekly report', NOW)).toEqual({
+      title: 'Write the weekly report',
+      dueDate: null,
+      dateText: null,
+    });
+    expect(parseQuickAdd('Read everything', NOW)).toEqual({
+      title: 'Read everything',
+      dueDate: null,
+      dateText: null,
+    });
+    expect(parseQuickAdd('Fix every other thing', NOW)).toEqual({
+      title: 'Fix every other thing',
+      dueDate: null,
+      dateText: null,
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import type { ImportError } from '../../common/data';
+import { DATA_LIMITS, type ImportError } from '../../common/data';
 import { counted } from '../../common/plural';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
@@ -16,17 +16,26 @@ import {
 import { toast } from '../ui/use-toast';
 import { type ImportOutcome, importFile } from './api';
 
-const ERRORS_SHOWN = 5;
+const LINES_SHOWN = 5;
 
-function Problems({ errors }: { errors: ImportError[] }) {
-  if (errors.length === 0) return null;
+/** Rows the preview names with their line: errors (left out) or notices (something lost). */
+function RowMessages({ items, className = '' }: { items: ImportError[]; className?: string }) {
+  if (items.length === 0) return null;
+  const more = items.length - LINES_SHOWN;
   return (
-    <ul className="grid gap-1 text-sm text-destructive">
-      {errors.slice(0, ERRORS_SHOWN).map((error) => (
-        <li key={`${error.row}-${error.message}`}>
-          Line {error.row}: {error.message}
+    <ul className={`grid gap-1 text-sm ${className}`}>
+      {items.slice(0, LINES_SHOWN).map((item) => (
+        <li key={`${item.row}-${item.message}`}>
+          Line {item.row}: {item.message}
         </li>
       ))}
+      {more > 0 && (
+        // The server lists at most DATA_LIMITS.errorsListed of each: past that, the count is unknown.
+        <li>
+          and{' '}
+          {items.length < DATA_LIMITS.errorsListed ? counted(more, 'more line', 'more lines') : 'more lines'}
+        </li>
+      )}
     </ul>
   );
 }
@@ -105,7 +114,11 @@ export function ImportDialog({ open, onOpenChange }: ControlledDialogProps) {
             ) : (
               <p className="text-sm font-medium">This file cannot be imported.</p>
             )}
-            <Problems errors={(preview.ok ? preview.result.errors : preview.failure.errors) ?? []} />
+            <RowMessages
+              items={(preview.ok ? preview.result.errors : preview.failure.errors) ?? []}
+              className="text-destructive"
+            />
+            {preview.ok && <RowMessages items={preview.result.notices} />}
           </div>
         )}
         <div>

@@ -2,6 +2,7 @@ import { XIcon } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { type ComponentProps, useRef } from 'react';
 import { cn } from '../lib/cn';
+import { escapePassedOn } from './escape-pass';
 
 export const Dialog = DialogPrimitive.Root;
 export const DialogTrigger = DialogPrimitive.Trigger;
@@ -50,15 +51,32 @@ export function DialogContent({
   children,
   onOpenAutoFocus,
   onCloseAutoFocus,
+  onKeyDown,
   ...props
 }: ComponentProps<typeof DialogPrimitive.Content>) {
   const returnFocus = useReturnFocus({ onOpenAutoFocus, onCloseAutoFocus });
+  const close = useRef<HTMLButtonElement>(null);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className={overlayClasses} />
-      <DialogPrimitive.Content className={cn(modalClasses, className)} {...returnFocus} {...props}>
+      <DialogPrimitive.Content
+        className={cn(modalClasses, className)}
+        onKeyDown={(event) => {
+          onKeyDown?.(event);
+          // An Escape a toast over the dialog passed on, from the dialog itself: not from a menu or a
+          // dialog opened from this one, which React's events reach through their portals.
+          if (escapePassedOn(event.nativeEvent) && event.currentTarget.contains(event.target as Node)) {
+            close.current?.click();
+          }
+        }}
+        {...returnFocus}
+        {...props}
+      >
         {children}
-        <DialogPrimitive.Close className="absolute top-4 right-4 rounded-sm p-0.5 text-muted-foreground opacity-80 transition-opacity outline-none hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring [&_svg]:size-4">
+        <DialogPrimitive.Close
+          ref={close}
+          className="absolute top-4 right-4 rounded-sm p-0.5 text-muted-foreground opacity-80 transition-opacity outline-none hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring [&_svg]:size-4"
+        >
           <XIcon aria-hidden />
           <span className="sr-only">Close</span>
         </DialogPrimitive.Close>

@@ -4,6 +4,7 @@ import { Toast as ToastPrimitive } from 'radix-ui';
 import type { ComponentProps } from 'react';
 import { TIMINGS } from '../../common/spec';
 import { cn } from '../lib/cn';
+import { passEscapeOn } from './escape-pass';
 
 /** Spec §9: 5000 ms by default, swiped away to the right past 50 px. The viewport hotkey stays Radix's F8. */
 export function ToastProvider(props: ComponentProps<typeof ToastPrimitive.Provider>) {
@@ -43,12 +44,29 @@ const toastVariants = cva(
   },
 );
 
+/**
+ * Escape closes a toast only while focus is inside one (the close button and swiping always do);
+ * Radix would close it on any Escape and keep that Escape from the dialog under it (escape-pass.ts).
+ */
 export function Toast({
   className,
   variant,
+  onEscapeKeyDown,
   ...props
 }: ComponentProps<typeof ToastPrimitive.Root> & VariantProps<typeof toastVariants>) {
-  return <ToastPrimitive.Root className={cn(toastVariants({ variant }), className)} {...props} />;
+  return (
+    <ToastPrimitive.Root
+      data-toast=""
+      className={cn(toastVariants({ variant }), className)}
+      onEscapeKeyDown={(event) => {
+        onEscapeKeyDown?.(event);
+        if (event.target instanceof Element && event.target.closest('[data-toast]')) return;
+        event.preventDefault();
+        passEscapeOn(event);
+      }}
+      {...props}
+    />
+  );
 }
 
 export function ToastTitle({ className, ...props }: ComponentProps<typeof ToastPrimitive.Title>) {

@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AdminUserListItem, CreateUserBody, CredentialsResponse } from '../../common/admin';
+import { PROJECTS_PATH } from '../../common/projects';
+import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { createRunRepository } from '../agents/runs';
 import { generatePassword, hashPassword } from '../auth/passwords';
 import { createUserRepository, type UserRepository } from '../auth/repository';
@@ -11,8 +13,10 @@ import type { Database, UserRow } from '../db/schema';
 import { toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { conflict, forbidden, notFound } from '../http/errors';
+import type { LiveBus } from '../live/bus';
 import type { Mailer, MailMessage } from '../mail/mailer';
 import { accessDeniedMail, credentialsMail, twoFactorResetMail } from '../mail/templates';
+import { handOverProjectsOf, removeStoredFiles } from '../projects/service';
 import { createAdminRepository, toAccessRequest } from './repository';
 
 export const ADMIN_MESSAGES = {
@@ -66,6 +70,7 @@ export interface AdminServiceDeps {
   sessions: SessionStore;
   mailer: Mailer;
   fileStore: FileStore;
+  live: LiveBus;
   appUrl: string;
   logger: FastifyBaseLogger;
 }
@@ -76,6 +81,7 @@ export function createAdminService({
   sessions,
   mailer,
   fileStore,
+  live,
   appUrl,
   logger,
 }: AdminServiceDeps) {
@@ -211,24 +217,23 @@ export function createAdminService({
       );
     },
 
-    /** The user's tasks, agents, files and sessions go with them; stored file contents are removed after. */
+    /**
+     * The user's tasks, agents, files, sessions and Inbox go with them; the shared projects they own
+     * pass to another member (or go, when nobody else is in them). Stored file contents are removed after.
+     */
     async deleteUser(actor: Actor, id: number): Promise<void> {
       const target = await targetUser(actor, id);
-      const storageKeys = await db.transaction().execute(async (trx) => {
+      const { storageKeys, affected } = await db.transaction().execute(async (trx) => {
         const trxRepo = createAdminRepository(trx);
+        const handedOver = await handOverProjectsOf(trx, target.id);
         const keys = await trxRepo.deleteFilesOf(target.id);
         await trxRepo.deleteUser(target.id);
         await trxRepo.audit(actor.user, 'user.delete', { id: target.id, label: target.username });
-        return keys;
+        return { storageKeys: [...handedOver.storageKeys, ...keys], affected: handedOver.affected };
       });
+      live.publish(affected, [PROJECTS_PATH, TASKS_PATH, ARCHIVED_TASKS_PATH]);
       await sessions.forgetUser(target.id);
-      for (const key of storageKeys) {
-        try {
-          await fileStore.remove(key);
-        } catch (error) {
-          logger.error({ err: error, key }, 'could not remove a deleted user’s file');
-        }
-      }
+      await removeStoredFiles(fileStore, storageKeys, logger);
     },
 
     listAccessRequests: async () => (await repo.listAccessRequests()).map(toAccessRequest),

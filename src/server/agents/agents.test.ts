@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent, AiStreamEvent } from '../../common/agents';
+import type { Project } from '../../common/projects';
 import { ERRORS, VALIDATION } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -313,6 +314,40 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
       expect(fake.requests).toHaveLength(0);
     });
 
+    it('on a shared task, a member runs their own agent with their own key, never another member’s', async () => {
+      const t = await start({ OPENAI_BASE_URL: other.baseUrl, AI_ALLOW_PRIVATE_BASE_URLS: 'true' });
+      const alice = await t.signUp();
+      const bob = await t.signUp();
+      const project = (await alice.request('POST', '/api/projects', { name: 'Blog' })).json() as Project;
+      const shared = await alice.request('POST', `/api/projects/${project.id}/members`, {
+        user: bob.user.username,
+        role: 'editor',
+      });
+      expect(shared.statusCode).toBe(201);
+      await alice.request('PUT', '/api/ai/connection', { apiKey: 'alice-key', baseUrl: fake.baseUrl });
+      const alicesAgent = await createAgent(alice, 'Alice', 'Alice’s secret prompt');
+      const bobsAgent = await createAgent(bob, 'Bob', 'Bob’s prompt');
+      const task = await createTask(alice, { projectId: project.id, contextId: alicesAgent.id });
+
+      // The task's agent is Alice's: Bob's run uses the default prompt, and the server's key.
+      expect((await execute(bob, task, { contextId: null })).statusCode).toBe(200);
+      expect((await execute(bob, task, { contextId: bobsAgent.id })).statusCode).toBe(200);
+      const named = await execute(bob, task, { contextId: alicesAgent.id });
+      expect([named.statusCode, named.json()]).toEqual([404, { message: 'AI agent not found' }]);
+      expect(other.requests.map((r) => [r.headers.authorization, r.body.messages[0]!.content])).toEqual(
+        [DEFAULT_SYSTEM_PROMPT, 'Bob’s prompt'].map((p) => [
+          'Bearer server-key',
+          `${p}\n\n${PROPOSAL_INSTRUCTIONS}`,
+        ]),
+      );
+      expect(fake.requests).toHaveLength(0);
+      // The draft is the task's, for every member.
+      expect(await getTask(alice, task.id)).toMatchObject({
+        aiDraft: 'Here is the draft.',
+        contextId: alicesAgent.id,
+      });
+    });
+
     it('says AI is not connected when there is no key', async () => {
       const t = await start({ OPENAI_API_KEY: '' });
       const alice = await t.signUp();
@@ -330,7 +365,7 @@ describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
       const before = await getTask(alice, task.id);
       expect(before.aiDraft).toBe('Here is the draft.');
       const cases: Array<[Partial<FakeProvider['behaviour']>, string]> = [
-        [{ mode: 'error' }, AI_MESSAGES.providerError(500)],
+        [{ mode: 'error' }, AI_MESSAGES.providerError(500, 'The fake provider broke')],
         [{ mode: 'refusal' }, AI_MESSAGES.refused],
         [{ mode: 'empty' }, AI_MESSAGES.empty],
         [{ delayMs: 1000 }, AI_MESSAGES.timeout],

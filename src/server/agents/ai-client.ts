@@ -22,7 +22,9 @@ export type ChatMessage = { role: 'system' | 'user'; content: string };
 
 export const AI_MESSAGES = {
   timeout: 'The AI provider did not answer in time. Please try again.',
-  providerError: (status: number) => `The AI provider answered with an error (${status}).`,
+  /** With the provider's own words: they are what tells a wrong model name from a spent quota. */
+  providerError: (status: number, words: string) =>
+    words ? `The AI provider answered ${status}: ${words}` : `The AI provider answered ${status}.`,
   unreachable: 'Could not reach the AI provider.',
   refused: 'The AI provider declined this task.',
   empty: 'The AI provider returned an empty answer.',
@@ -73,6 +75,36 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Streams the answer, calling this with each piece as it arrives. */
   onDelta?: (delta: string) => void;
+  /** Keys besides the provider's own never to show in a failure (the server's, on a user's run). */
+  keysToMask?: ReadonlyArray<string | undefined>;
+}
+
+/** The longest failure a run stores and the person is shown. */
+export const AI_ERROR_MAX_CHARS = 500;
+
+/**
+ * A provider's words about a failure, fit to store and show: a provider may quote the key it
+ * refused, a gateway the header it was sent. The keys in use are masked wherever they appear, and
+ * anything shaped like an OpenAI-style key or a bearer token; whitespace (an HTML error page's
+ * lines) is folded, and the whole is cut to AI_ERROR_MAX_CHARS.
+ */
+export function providerFailure(
+  status: number,
+  words: string,
+  keys: ReadonlyArray<string | undefined>,
+): string {
+  let masked = words;
+  // A key of a few characters would mask ordinary words; no provider issues one that short.
+  for (const key of keys) if (key && key.length >= 8) masked = masked.split(key).join('***');
+  masked = masked
+    .replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 ***')
+    .replace(/\bsk-[\w*-]{4,}/g, 'sk-***')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const line = AI_MESSAGES.providerError(status, masked);
+  if (line.length <= AI_ERROR_MAX_CHARS) return line;
+  // Not between the halves of a surrogate pair.
+  return `${line.slice(0, AI_ERROR_MAX_CHARS - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
 }
 
 /**
@@ -87,6 +119,7 @@ export async function runChat({
   tools = [],
   signal,
   onDelta,
+  keysToMask = [],
 }: RunOptions): Promise<ChatResult> {
   const sdk = await openAiSdk();
   const client = new sdk.OpenAI({
@@ -177,7 +210,7 @@ export async function runChat({
     }
     return { text: answer.text, toolCalls: answer.toolCalls, usage };
   } catch (error) {
-    throw toAiError(sdk, error, signal, deadline);
+    throw toAiError(sdk, error, signal, deadline, [provider.apiKey, ...keysToMask]);
   }
 }
 
@@ -186,6 +219,7 @@ function toAiError(
   error: unknown,
   signal: AbortSignal | undefined,
   deadline: AbortSignal,
+  keys: ReadonlyArray<string | undefined>,
 ): Error {
   if (error instanceof HttpError) return error;
   if (signal?.aborted) return new AiCancelledError();
@@ -193,10 +227,20 @@ function toAiError(
     return failure(AI_MESSAGES.timeout, error);
   }
   if (error instanceof sdk.APIError && typeof error.status === 'number') {
-    return failure(AI_MESSAGES.providerError(error.status), error);
+    return failure(providerFailure(error.status, providerWords(error), keys), error);
   }
   if (blockedAddress(error)) return failure(URL_GUARD_MESSAGES.private, error);
   return failure(AI_MESSAGES.unreachable, error);
+}
+
+/**
+ * The SDK words its message '<status> <the body's error.message>' (else the body's JSON, else its
+ * text), or '<status> status code (no body)': the provider's part of it, or '' when it said nothing.
+ */
+function providerWords(error: { status: number; message: string }): string {
+  const prefix = `${error.status} `;
+  const words = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  return words === 'status code (no body)' ? '' : words;
 }
 
 /** A 502 for the person, keeping the provider's own error as the cause for the log. */

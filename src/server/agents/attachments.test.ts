@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AiRun } from '../../common/ai-runs';
+import type { Project } from '../../common/projects';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
@@ -161,7 +162,7 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
       'report.pdf': 'Quarterly report (draft)\nRevenue grew 12% on page two',
     });
     expect(message).not.toContain('not read');
-    expect(await reader(t, 20_000).read(alice.user.id, task.id)).toMatchObject({ notes: [] });
+    expect(await reader(t, 20_000).read(task.id)).toMatchObject({ notes: [] });
   });
 
   it('cuts the largest file to keep within AI_CONTEXT_CHARS, keeps smaller ones whole, and notes it', async () => {
@@ -186,9 +187,7 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
     const total = Object.values(texts).reduce((sum, text) => sum + text.length, 0);
     expect(total).toBe(1000);
 
-    expect((await reader(t, 1000).read(alice.user.id, task.id)).notes).toEqual([
-      'big.md: first 600 characters used',
-    ]);
+    expect((await reader(t, 1000).read(task.id)).notes).toEqual(['big.md: first 600 characters used']);
   });
 
   it('reads no more bytes of a text file than the budget can use, without splitting a character', async () => {
@@ -197,7 +196,7 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
     const task = await createTask(alice);
     // 3 bytes a character: 4 × 50 bytes read cut the 67th character in the middle.
     await upload(t, alice, task.id, [{ name: 'wide.txt', content: '€'.repeat(5000), type: 'text/plain' }]);
-    const { prompt, notes } = await reader(t, 50).read(alice.user.id, task.id);
+    const { prompt, notes } = await reader(t, 50).read(task.id);
     expect(sections(prompt)['wide.txt']).toBe('€'.repeat(50));
     expect(notes).toEqual(['wide.txt: first 50 characters used']);
   });
@@ -215,7 +214,7 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
     const message = await execute(alice, task);
     expect(sections(message)).toEqual({ 'ok.md': 'Still read.' });
     expect(message).toContain('Other attachments (not read): broken.pdf, cut.pdf');
-    expect((await reader(t, 20_000).read(alice.user.id, task.id)).notes).toEqual([
+    expect((await reader(t, 20_000).read(task.id)).notes).toEqual([
       'broken.pdf: skipped, not a readable PDF',
       'cut.pdf: skipped, not a readable PDF',
     ]);
@@ -234,21 +233,41 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
     expect(message).toBe(
       `${taskMessage('Summarise', 'The files')}\n\nOther attachments (not read): photo.jpg, sheet.xlsx`,
     );
-    expect((await reader(t, 20_000).read(alice.user.id, task.id)).notes).toEqual([]);
+    expect((await reader(t, 20_000).read(task.id)).notes).toEqual([]);
   });
 
-  it('keeps the notes with the run, and reads only the caller’s own task', async () => {
+  it('keeps the notes with the run', async () => {
     const t = await start({ AI_CONTEXT_CHARS: '10' });
     const alice = await t.signUp();
-    const bob = await t.signUp();
     const task = await createTask(alice);
     await upload(t, alice, task.id, [{ name: 'long.txt', content: 'x'.repeat(50), type: 'text/plain' }]);
 
     expect((await alice.request('POST', '/api/ai/execute', { taskId: task.id })).statusCode).toBe(200);
     const [run] = (await alice.request('GET', `/api/tasks/${task.id}/ai-runs`)).json() as AiRun[];
     expect(run!.notes).toEqual(['long.txt: first 10 characters used']);
+  });
 
-    expect(await reader(t, 20_000).read(bob.user.id, task.id)).toEqual({ prompt: '', notes: [] });
+  it('reads a shared task’s files, whoever uploaded them, for an editor; a non-member’s run is refused', async () => {
+    const t = await start();
+    const [alice, bob, carol] = [await t.signUp(), await t.signUp(), await t.signUp()];
+    const project = (await alice.request('POST', '/api/projects', { name: 'Shared' })).json() as Project;
+    const shared = await alice.request('POST', `/api/projects/${project.id}/members`, {
+      user: bob.user.username,
+      role: 'editor',
+    });
+    expect(shared.statusCode).toBe(201);
+    const created = await alice.request('POST', '/api/tasks', {
+      title: 'Summarise',
+      description: 'The files',
+      projectId: project.id,
+    });
+    const task = created.json() as Task;
+    await upload(t, alice, task.id, [{ name: 'brief.md', content: 'Alice wrote this.' }]);
+
+    expect(sections(await execute(bob, task))).toEqual({ 'brief.md': 'Alice wrote this.' });
+    const refused = await carol.request('POST', '/api/ai/execute', { taskId: task.id });
+    expect([refused.statusCode, refused.json()]).toEqual([404, { message: 'Task not found' }]);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('gives up on a file that takes too long, and stops when the run is cancelled', async () => {
@@ -258,13 +277,13 @@ describe.each(testDialects)('attachments as AI context on %s', (dialect) => {
     await upload(t, alice, task.id, [
       { name: 'slow.pdf', content: makePdf([['Too slow']]), type: 'application/pdf' },
     ]);
-    expect(await reader(t, 20_000, 1).read(alice.user.id, task.id)).toEqual({
+    expect(await reader(t, 20_000, 1).read(task.id)).toEqual({
       prompt: 'Other attachments (not read): slow.pdf',
       notes: ['slow.pdf: skipped, took too long to read'],
     });
 
     const cancel = new AbortController();
-    const reading = reader(t, 20_000).read(alice.user.id, task.id, cancel.signal);
+    const reading = reader(t, 20_000).read(task.id, cancel.signal);
     cancel.abort(new Error('cancelled'));
     await expect(reading).rejects.toThrow('cancelled');
   });

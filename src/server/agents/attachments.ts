@@ -21,7 +21,11 @@ export interface AttachmentContext {
 }
 
 export interface AttachmentReader {
-  read(userId: number, taskId: number, signal?: AbortSignal): Promise<AttachmentContext>;
+  /**
+   * The task's files, whoever uploaded them: the caller must have been cleared for the task by
+   * the access module (an AI run asks for editor) before.
+   */
+  read(taskId: number, signal?: AbortSignal): Promise<AttachmentContext>;
 }
 
 export interface AttachmentReaderDeps {
@@ -188,8 +192,8 @@ export function createAttachmentReader({
   }
 
   return {
-    async read(userId, taskId, signal) {
-      const rows = await files.listForTask(taskId, userId);
+    async read(taskId, signal) {
+      const rows = await files.listForTask(taskId);
       const notes: string[] = [];
       const unread: string[] = [];
       const texts: Array<{ name: string; text: string; truncated: boolean }> = [];

@@ -10,8 +10,11 @@ import {
   type ProposalTool,
 } from '../../common/ai-runs';
 import { type UpdateTaskBody, updateTaskBodySchema } from '../../common/tasks';
-import { badRequest, conflict, notFound } from '../http/errors';
-import type { LiveBus } from '../live/bus';
+import type { Access } from '../access';
+import type { ActivityRecord } from '../activity/repository';
+import type { AiProposalRow } from '../db/schema';
+import { badRequest, conflict, HttpError, notFound } from '../http/errors';
+import type { ProjectEvents } from '../live/projects';
 import type { ChecklistService } from '../tasks/checklist';
 import type { TaskService } from '../tasks/service';
 import type { ChatTool, ToolCall } from './ai-client';
@@ -64,102 +67,141 @@ export function checkToolCall(call: ToolCall): NewProposal {
 }
 
 export interface ProposalServiceDeps {
+  access: Access;
   runs: RunRepository;
   tasks: TaskService;
   checklists: ChecklistService;
-  live: LiveBus;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
 }
 
-/** Applying and dismissing proposals: each an ordinary edit with the person's own permissions. */
-export function createProposalService({ runs, tasks, checklists, live }: ProposalServiceDeps) {
-  const historyChanged = (userId: number, taskId: number) => live.publish(userId, [aiRunsPath(taskId)]);
+/**
+ * Applying and dismissing proposals: each an ordinary edit with the person's own permissions, which
+ * are the project's (editor or more, issue 21), whoever started the run. An applied proposal is in
+ * the task's activity (`proposal_applied` {runId}), written in the transaction of the change.
+ */
+export function createProposalService({
+  access,
+  runs,
+  tasks,
+  checklists,
+  projectEvents,
+}: ProposalServiceDeps) {
+  const historyChanged = (projectId: number, taskId: number) =>
+    projectEvents([projectId], [aiRunsPath(taskId)]);
 
   /** An edit of the task checked as PATCH /api/tasks/{id} checks it: the notes with the text added may be too long. */
-  const update = async (userId: number, taskId: number, body: UpdateTaskBody) => {
+  const update = async (userId: number, taskId: number, body: UpdateTaskBody, applied: ActivityRecord) => {
     const parsed = updateTaskBodySchema.safeParse(body);
     if (!parsed.success) throw badRequest(firstIssue(parsed.error));
-    await tasks.update(userId, taskId, parsed.data);
+    await tasks.update(userId, taskId, parsed.data, [applied]);
   };
 
   async function edit<T extends ProposalTool>(
     userId: number,
-    taskId: number,
+    row: AiProposalRow,
     tool: T,
     args: ProposalArguments<T>,
   ) {
+    const taskId = row.task_id;
+    const applied: ActivityRecord = {
+      taskId,
+      actorId: userId,
+      kind: 'proposal_applied',
+      data: { runId: row.run_id },
+    };
     switch (tool) {
       case 'set_due_date': {
         const { dueDate } = args as ProposalArguments<'set_due_date'>;
-        await update(userId, taskId, { dueDate });
+        await update(userId, taskId, { dueDate }, applied);
         return;
       }
       case 'rename_task': {
         const { title } = args as ProposalArguments<'rename_task'>;
-        await update(userId, taskId, { title });
+        await update(userId, taskId, { title }, applied);
         return;
       }
       case 'add_checklist_items': {
         const { items } = args as ProposalArguments<'add_checklist_items'>;
-        await checklists.addMany(userId, taskId, items);
+        await checklists.addMany(userId, taskId, items, [applied]);
         return;
       }
       case 'create_tasks': {
-        // The task itself stays: the new ones go on top of the list.
-        await tasks.get(userId, taskId);
-        await tasks.createMany(userId, (args as ProposalArguments<'create_tasks'>).tasks);
+        // The task itself stays: the new ones go on top of its project's list.
+        const { projectId } = await tasks.get(userId, taskId);
+        await tasks.createMany(userId, projectId, (args as ProposalArguments<'create_tasks'>).tasks, [
+          applied,
+        ]);
         return;
       }
       case 'append_notes': {
         const { text } = args as ProposalArguments<'append_notes'>;
         const { notes } = await tasks.get(userId, taskId);
-        await update(userId, taskId, { notes: notes ? `${notes}\n\n${text}` : text });
+        await update(userId, taskId, { notes: notes ? `${notes}\n\n${text}` : text }, applied);
         return;
       }
     }
   }
 
-  /** The proposal, or 409 naming why it cannot move on from where it is. */
-  async function pending(userId: number, id: number) {
-    const row = await runs.findProposal(userId, id);
+  /**
+   * The proposal, when the caller is an editor (or more) of its task's project; a non-member is
+   * answered as for a proposal that does not exist.
+   */
+  async function editable(userId: number, id: number) {
+    const row = await runs.findProposal(id);
     if (!row) throw notFound(PROPOSAL_MESSAGES.notFound);
+    try {
+      const { task } = await access.requireTask({ id: userId }, row.task_id, 'editor');
+      return { row, projectId: task.project_id };
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode === 404) throw notFound(PROPOSAL_MESSAGES.notFound);
+      throw error;
+    }
+  }
+
+  /** 409 naming why a proposal cannot move on from where it is, unless it is pending. */
+  function assertPending(row: Pick<AiProposalRow, 'status' | 'error'>) {
     if (row.status === 'applied') throw conflict(PROPOSAL_MESSAGES.alreadyApplied);
     if (row.status === 'dismissed') throw conflict(PROPOSAL_MESSAGES.dismissed);
     if (row.status === 'invalid') throw conflict(PROPOSAL_MESSAGES.invalid(row.error ?? 'invalid arguments'));
-    return row;
   }
 
   return {
     async apply(userId: number, id: number): Promise<AiProposal> {
-      const row = await pending(userId, id);
+      const { row, projectId } = await editable(userId, id);
+      assertPending(row);
       // Checked again: the schemas are the API's, which may have grown stricter since the run.
       const checked = checkToolCall({ name: row.tool, arguments: row.arguments });
       if (checked.status === 'invalid' || !isProposalTool(row.tool)) {
         await runs.transition(id, 'pending', 'invalid', checked.error);
-        historyChanged(userId, row.task_id);
+        historyChanged(projectId, row.task_id);
         throw conflict(PROPOSAL_MESSAGES.invalid(checked.error ?? 'invalid arguments'));
       }
-      // Claimed first, so a second apply (another tab, another instance) finds it applied.
+      // Claimed first, so a second apply (another tab, another member, another instance) finds it applied.
       if (!(await runs.transition(id, 'pending', 'applied')))
         throw conflict(PROPOSAL_MESSAGES.alreadyApplied);
       try {
-        await edit(userId, row.task_id, row.tool, checked.arguments as ProposalArguments<typeof row.tool>);
+        await edit(userId, row, row.tool, checked.arguments as ProposalArguments<typeof row.tool>);
       } catch (error) {
         // The edit was refused (the task is gone, the notes would be too long): still pending.
         await runs.transition(id, 'applied', 'pending');
         throw error;
       }
-      historyChanged(userId, row.task_id);
+      historyChanged(projectId, row.task_id);
       return toProposal({ ...row, status: 'applied' });
     },
 
     async dismiss(userId: number, id: number): Promise<AiProposal> {
-      const row = await pending(userId, id);
+      const { row, projectId } = await editable(userId, id);
+      assertPending(row);
       if (!(await runs.transition(id, 'pending', 'dismissed'))) {
         // Another request moved it first: answer with where it is now.
-        await pending(userId, id);
+        const now = await runs.findProposal(id);
+        if (!now) throw notFound(PROPOSAL_MESSAGES.notFound);
+        assertPending(now);
         throw conflict(PROPOSAL_MESSAGES.alreadyApplied);
       }
-      historyChanged(userId, row.task_id);
+      historyChanged(projectId, row.task_id);
       return toProposal({ ...row, status: 'dismissed' });
     },
   };

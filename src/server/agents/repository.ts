@@ -14,7 +14,10 @@ export const toAgent = (row: AgentRow): Agent => ({
 
 export type AiCredentialsRow = Selectable<AiCredentialsTable>;
 
-/** Queries for agents, users' AI credentials and the AI fields of tasks; every one is scoped to its owner. */
+/**
+ * Queries for agents and users' AI credentials, each scoped to its owner (agents stay personal), and
+ * the AI fields of tasks, which the access module has cleared the caller for.
+ */
 export function createAgentRepository(db: Kysely<Database>) {
   return {
     list: (userId: number): Promise<AgentRow[]> =>
@@ -60,29 +63,33 @@ export function createAgentRepository(db: Kysely<Database>) {
         .executeTakeFirst(),
 
     /** Tasks that used it keep going with no agent: the foreign key sets their context_id to null. */
-    delete: async (userId: number, id: number): Promise<boolean> => {
+    /**
+     * Deletes the agent; tasks that used it lose it through the foreign key. Answers the projects
+     * those tasks are in (their lists changed), or undefined when there was no such agent.
+     */
+    delete: async (userId: number, id: number): Promise<number[] | undefined> => {
+      const projects = await db
+        .selectFrom('tasks')
+        .select('project_id')
+        .distinct()
+        .where('context_id', '=', id)
+        .execute();
       const result = await db
         .deleteFrom('agents')
         .where('user_id', '=', userId)
         .where('id', '=', id)
         .executeTakeFirst();
-      return result.numDeletedRows > 0n;
+      return result.numDeletedRows > 0n ? projects.map((row) => row.project_id) : undefined;
     },
 
-    findTask: (userId: number, taskId: number) =>
-      db
-        .selectFrom('tasks')
-        .select(['id', 'title', 'description', 'context_id'])
-        .where('user_id', '=', userId)
-        .where('id', '=', taskId)
-        .executeTakeFirst(),
-
-    /** False when the task went away during the run. */
-    storeDraft: async (userId: number, taskId: number, draft: string): Promise<boolean> => {
+    /**
+     * The task's AI draft, whoever created the task: the caller was checked by the access module.
+     * False when the task went away during the run.
+     */
+    storeDraft: async (taskId: number, draft: string): Promise<boolean> => {
       const result = await db
         .updateTable('tasks')
         .set({ ai_draft: draft, ai_assisted: true, updated_at: nowIso() })
-        .where('user_id', '=', userId)
         .where('id', '=', taskId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;

@@ -17,20 +17,14 @@ import {
   aiStatusSchema,
   aiStreamEventSchema,
 } from '../../common/agents';
-import {
-  aiProposalSchema,
-  aiRunSchema,
-  aiRunsPath,
-  proposalIdParamsSchema,
-  taskIdParamsSchema,
-} from '../../common/ai-runs';
+import { aiProposalSchema, aiRunSchema, aiRunsPath, proposalIdParamsSchema } from '../../common/ai-runs';
 import { MEDIA, noContentSchema } from '../../common/api';
-import { TASKS_PATH, taskPath } from '../../common/tasks';
+import { ARCHIVED_TASKS_PATH, TASKS_PATH, taskIdParamsSchema, taskPath } from '../../common/tasks';
 import type { Database } from '../db';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import type { LiveBus } from '../live/bus';
+import type { ProjectEvents } from '../live/projects';
 import type { ChecklistService } from '../tasks/checklist';
 import type { TaskService } from '../tasks/service';
 import { createProposalService } from './proposals';
@@ -41,21 +35,22 @@ import { type AgentServiceDeps, type AiRun, type AiRunResult, createAgentService
 /** What the agents feature is given by the app: applied proposals are edits through these features. */
 export interface AgentFeatureDeps extends Omit<AgentServiceDeps, 'agents' | 'runs'> {
   db: Kysely<Database>;
-  live: LiveBus;
+  /** Runs and proposals are news for every member of the task's project (../live/projects). */
+  projectEvents: ProjectEvents;
   tasks: TaskService;
   checklists: ChecklistService;
 }
 
 export async function agentRoutes(
   fastify: FastifyInstance,
-  { db, live, tasks, checklists, ...deps }: AgentFeatureDeps,
+  { db, projectEvents, tasks, checklists, ...deps }: AgentFeatureDeps,
 ) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const runs = createRunRepository(db);
   const service = createAgentService({ ...deps, agents: createAgentRepository(db), runs });
-  const proposals = createProposalService({ runs, tasks, checklists, live });
-  const taskChanged = (userId: number, taskId: number) =>
-    live.publish(userId, [TASKS_PATH, taskPath(taskId), aiRunsPath(taskId)]);
+  const proposals = createProposalService({ access: deps.access, runs, tasks, checklists, projectEvents });
+  const taskChanged = (projectId: number, taskId: number) =>
+    projectEvents([projectId], [TASKS_PATH, taskPath(taskId), aiRunsPath(taskId)]);
 
   app.get(
     '/api/ai-agents',
@@ -131,7 +126,9 @@ export async function agentRoutes(
       },
     },
     async (request, reply) => {
-      await service.remove(currentUser(request).id, request.params.id);
+      const projects = await service.remove(currentUser(request).id, request.params.id);
+      // Those projects' lists showed the agent: their members refetch them.
+      await projectEvents(projects, [TASKS_PATH, ARCHIVED_TASKS_PATH]);
       return reply.code(204).send();
     },
   );
@@ -205,7 +202,7 @@ export async function agentRoutes(
       schema: {
         summary: 'Run an AI draft of a task',
         description:
-          'Stores the draft on the task (`aiDraft`, `aiAssisted`). With `?stream=1` or `Accept: text/event-stream` the answer is server-sent events: `{delta}` as the draft is written, then `{result}` or `{error}`. A provider failure is a 502.',
+          'Runs one of your agents (or the default prompt) with your AI connection on a task where you are an editor or more. Stores the draft on the task (`aiDraft`, `aiAssisted`). With `?stream=1` or `Accept: text/event-stream` the answer is server-sent events: `{delta}` as the draft is written, then `{result}` or `{error}`. A provider failure is a 502.',
         tags: ['AI'],
         operationId: 'executeAi',
         body: aiExecuteBodySchema,
@@ -223,8 +220,8 @@ export async function agentRoutes(
     async (request, reply) => {
       const userId = currentUser(request).id;
       const { taskId, contextId } = request.body;
-      // Refusals (404, 400, 429) are answered as plain JSON, before any stream starts.
-      const run = await service.prepareRun(userId, taskId, contextId);
+      // Refusals (404, 403, 409, 400, 429) are answered as plain JSON, before any stream starts.
+      const { projectId, run } = await service.prepareRun(userId, taskId, contextId);
       // The person closing the request (Cancel, or leaving the page) aborts the provider call.
       const cancel = new AbortController();
       reply.raw.on('close', () => {
@@ -234,13 +231,13 @@ export async function agentRoutes(
         request.query.stream === '1' ||
         request.query.stream === 'true' ||
         (request.query.stream === undefined && String(request.headers.accept).includes('text/event-stream'));
-      // Other tabs see the run start in the task's AI activity.
-      const started = () => live.publish(userId, [aiRunsPath(taskId)]);
-      if (stream) return streamRun(reply, run, cancel.signal, started, () => taskChanged(userId, taskId));
+      // Other tabs, and the project's other members, see the run start in the task's AI activity.
+      const started = () => projectEvents([projectId], [aiRunsPath(taskId)]);
+      if (stream) return streamRun(reply, run, cancel.signal, started, () => taskChanged(projectId, taskId));
       try {
         return await run({ signal: cancel.signal, onStart: started });
       } finally {
-        taskChanged(userId, taskId);
+        taskChanged(projectId, taskId);
       }
     },
   );
@@ -252,7 +249,7 @@ export async function agentRoutes(
       schema: {
         summary: "A task's AI runs",
         description:
-          'Newest first: agent, model, duration, tokens (summed over the provider calls), status, notes on the attachments read, and the changes each run proposed.',
+          "Every member of the task's project sees them, whoever started each run. Newest first: agent, model, duration, tokens (summed over the provider calls), status, notes on the attachments read, and the changes each run proposed.",
         tags: ['AI'],
         operationId: 'listAiRuns',
         params: taskIdParamsSchema,
@@ -269,7 +266,7 @@ export async function agentRoutes(
       schema: {
         summary: 'Apply a change an AI run proposed',
         description:
-          'An ordinary edit with your permissions (live sync included). A proposal that is applied, dismissed or invalid answers 409 and changes nothing.',
+          "An ordinary edit with your permissions (editor or more in the task's project, whoever started the run; live sync included), recorded in the task's activity. A proposal that is applied, dismissed or invalid answers 409 and changes nothing.",
         tags: ['AI'],
         operationId: 'applyAiProposal',
         params: proposalIdParamsSchema,
@@ -285,7 +282,8 @@ export async function agentRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Dismiss a change an AI run proposed',
-        description: 'The task stays as it is. Only a pending proposal can be dismissed; else 409.',
+        description:
+          "The task stays as it is. Editors (or more) of the task's project only. Only a pending proposal can be dismissed; else 409.",
         tags: ['AI'],
         operationId: 'dismissAiProposal',
         params: proposalIdParamsSchema,

@@ -1,10 +1,13 @@
 import http from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type ActivityEntry, taskActivityPath } from '../../common/activity';
 import type { AdminUserListItem } from '../../common/admin';
 import type { Agent } from '../../common/agents';
-import type { AiProposal, AiRun } from '../../common/ai-runs';
+import { type AiProposal, type AiRun, aiRunsPath } from '../../common/ai-runs';
 import type { ChecklistItem } from '../../common/checklist';
+import type { Project } from '../../common/projects';
 import type { Task } from '../../common/tasks';
+import { ACCESS_MESSAGES } from '../access';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { type FakeProvider, type FakeToolCall, startFakeProvider } from '../testing/fake-provider';
@@ -23,9 +26,9 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     for (const app of apps.splice(0)) await app.close();
   });
 
-  async function start() {
+  async function start(env: Record<string, string> = {}) {
     const t = await createTestApp(dialect, {
-      env: { OPENAI_API_KEY: 'server-key', OPENAI_BASE_URL: fake.baseUrl, AI_TIMEOUT_MS: '3000' },
+      env: { OPENAI_API_KEY: 'server-key', OPENAI_BASE_URL: fake.baseUrl, AI_TIMEOUT_MS: '3000', ...env },
     });
     apps.push(t);
     return t;
@@ -54,6 +57,11 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     expect(response.statusCode).toBe(200);
     const [latest] = await runsOf(user, task.id);
     return latest!;
+  };
+  const activityOf = async (user: TestUser, taskId: number) => {
+    const response = await user.request('GET', taskActivityPath(taskId));
+    expect(response.statusCode).toBe(200);
+    return response.json() as ActivityEntry[];
   };
   const apply = (user: TestUser, proposal: AiProposal) =>
     user.request('POST', `/api/ai/proposals/${proposal.id}/apply`);
@@ -154,6 +162,9 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     expect((await runsOf(alice, task.id))[0]!.proposals.map((p) => p.status)).toEqual(
       Array(5).fill('applied'),
     );
+    // Each in the task's activity, whichever feature made the change.
+    const applied = (await activityOf(alice, task.id)).filter((entry) => entry.kind === 'proposal_applied');
+    expect(applied.map((entry) => entry.data)).toEqual(Array(5).fill({ runId: proposals[0]!.runId }));
   });
 
   it('dismissing leaves the task as it was, and a dismissed proposal cannot be applied', async () => {
@@ -225,18 +236,172 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     expect((await runsOf(alice, task.id))[0]!.proposals[0]!.status).toBe('pending');
   });
 
-  it('hides runs and proposals from everyone but their owner', async () => {
+  describe('in a shared project (issue 21)', () => {
+    const CALLERS = ['owner', 'admin', 'editor', 'commenter', 'viewer', 'non-member'] as const;
+    type Caller = (typeof CALLERS)[number];
+    const editors = (ok: number, notFound: string): Record<Caller, [number, string | undefined]> => ({
+      owner: [ok, undefined],
+      admin: [ok, undefined],
+      editor: [ok, undefined],
+      commenter: [403, ACCESS_MESSAGES.editor],
+      viewer: [403, ACCESS_MESSAGES.editor],
+      'non-member': [404, notFound],
+    });
+
+    /** A project of the owner's with one member of each role, and a task in it. */
+    async function team(t: TestApp) {
+      const people = {} as Record<Caller, TestUser>;
+      for (const caller of CALLERS) people[caller] = await t.signUp();
+      const created = await people.owner.request('POST', '/api/projects', { name: 'Move' });
+      const project = created.json() as Project;
+      for (const role of ['admin', 'editor', 'commenter', 'viewer'] as const) {
+        const added = await people.owner.request('POST', `/api/projects/${project.id}/members`, {
+          user: people[role].user.username,
+          role,
+        });
+        expect(added.statusCode, role).toBe(201);
+      }
+      const task = await createTask(people.owner, { projectId: project.id });
+      return { people, project, task };
+    }
+    const messageOf = (response: { statusCode: number; json(): unknown }) =>
+      response.statusCode < 300 ? undefined : (response.json() as { message: string }).message;
+
+    it('an editor or more runs an agent on the task; lower roles get 403, a non-member 404', async () => {
+      const t = await start();
+      const { people, task } = await team(t);
+      const got = {} as Record<Caller, [number, string | undefined]>;
+      for (const caller of CALLERS) {
+        const before = fake.requests.length;
+        const streamed = caller === 'editor';
+        const response = await people[caller].request(
+          'POST',
+          `/api/ai/execute${streamed ? '?stream=1' : ''}`,
+          {
+            taskId: task.id,
+          },
+        );
+        got[caller] = [response.statusCode, messageOf(response)];
+        // A refusal asks no model and keeps no run.
+        expect(fake.requests.length - before, caller).toBe(response.statusCode === 200 ? 1 : 0);
+      }
+      expect(got).toEqual(editors(200, 'Task not found'));
+      // Every run is in the task's history, whoever started it: three of them.
+      expect(await runsOf(people.viewer, task.id)).toHaveLength(3);
+      expect(await getTask(people.viewer, task.id)).toMatchObject({ aiDraft: 'Here is the draft.' });
+    });
+
+    it('any member sees the task’s runs, whoever ran them; a non-member gets 404', async () => {
+      const t = await start();
+      const { people, task } = await team(t);
+      fake.behaviour.toolCalls = [call('rename_task', { title: 'Move house' })];
+      const ran = await run(people.editor, task);
+      const got = {} as Record<Caller, [number, string | undefined]>;
+      for (const caller of CALLERS) {
+        const response = await people[caller].request('GET', `/api/tasks/${task.id}/ai-runs`);
+        got[caller] = [response.statusCode, messageOf(response)];
+        if (response.statusCode === 200)
+          expect((response.json() as AiRun[]).map((r) => r.id)).toEqual([ran.id]);
+      }
+      expect(got).toEqual({
+        owner: [200, undefined],
+        admin: [200, undefined],
+        editor: [200, undefined],
+        commenter: [200, undefined],
+        viewer: [200, undefined],
+        'non-member': [404, 'Task not found'],
+      });
+    });
+
+    it.each(['apply', 'dismiss'] as const)(
+      '%s: an editor or more, whoever ran it; lower roles get 403, a non-member 404, and nothing changes',
+      async (action) => {
+        const t = await start();
+        const { people, task } = await team(t);
+        const got = {} as Record<Caller, [number, string | undefined]>;
+        for (const caller of CALLERS) {
+          fake.behaviour.toolCalls = [call('rename_task', { title: `Renamed by ${caller}` })];
+          const [proposal] = (await run(people.owner, task)).proposals;
+          const response = await (action === 'apply' ? apply : dismiss)(people[caller], proposal!);
+          got[caller] = [response.statusCode, messageOf(response)];
+          const [latest] = await runsOf(people.owner, task.id);
+          const title = (await getTask(people.owner, task.id)).title;
+          if (response.statusCode === 200) {
+            expect(latest!.proposals[0]!.status).toBe(action === 'apply' ? 'applied' : 'dismissed');
+            if (action === 'apply') expect(title).toBe(`Renamed by ${caller}`);
+          } else {
+            expect(latest!.proposals[0]!.status, caller).toBe('pending');
+            expect(title, caller).not.toBe(`Renamed by ${caller}`);
+          }
+        }
+        expect(got).toEqual(editors(200, 'Proposal not found'));
+        // Applied: one entry per success, each by the member who applied it.
+        const applied = (await activityOf(people.owner, task.id)).filter(
+          (e) => e.kind === 'proposal_applied',
+        );
+        expect(applied.map((entry) => entry.actorId).sort()).toEqual(
+          action === 'apply'
+            ? [people.owner.user.id, people.admin.user.id, people.editor.user.id].sort()
+            : [],
+        );
+      },
+    );
+
+    it('an editor applies a proposal from the owner’s run: the activity shows proposal_applied, and every member hears of it', async () => {
+      const t = await start();
+      const { people, task } = await team(t);
+      fake.behaviour.toolCalls = [call('set_due_date', { dueDate: '2027-08-13' })];
+      const ran = await run(people.owner, task);
+      const publish = vi.spyOn(t.ctx.live, 'publish');
+      const response = await apply(people.editor, ran.proposals[0]!);
+      expect(response.statusCode).toBe(200);
+      expect(await getTask(people.viewer, task.id)).toMatchObject({ dueDate: '2027-08-13' });
+      const [latest] = await activityOf(people.viewer, task.id);
+      expect(latest).toMatchObject({
+        actorId: people.editor.user.id,
+        kind: 'proposal_applied',
+        data: { runId: ran.id },
+      });
+      // The due date's own entry comes with it, in the same transaction.
+      expect((await activityOf(people.viewer, task.id))[1]).toMatchObject({ kind: 'due_changed' });
+      const members = CALLERS.filter((c) => c !== 'non-member').map((c) => people[c].user.id);
+      expect(publish).toHaveBeenCalledWith(expect.arrayContaining(members), [aiRunsPath(task.id)]);
+      for (const [userIds] of publish.mock.calls) {
+        expect([userIds].flat()).not.toContain(people['non-member'].user.id);
+      }
+      publish.mockRestore();
+    });
+
+    it('an archived project answers 409 to running, applying and dismissing, and changes nothing', async () => {
+      const t = await start();
+      const { people, project, task } = await team(t);
+      fake.behaviour.toolCalls = [
+        call('rename_task', { title: 'Never' }),
+        call('rename_task', { title: 'No' }),
+      ];
+      const { proposals } = await run(people.owner, task);
+      const archived = await people.owner.request('PATCH', `/api/projects/${project.id}`, { archived: true });
+      expect(archived.statusCode).toBe(200);
+      const before = fake.requests.length;
+      const refused = [
+        await people.editor.request('POST', '/api/ai/execute', { taskId: task.id }),
+        await apply(people.editor, proposals[0]!),
+        await dismiss(people.owner, proposals[1]!),
+      ];
+      expect(refused.map((response) => response.statusCode)).toEqual([409, 409, 409]);
+      expect(fake.requests.length).toBe(before);
+      expect((await runsOf(people.viewer, task.id))[0]!.proposals.map((p) => p.status)).toEqual([
+        'pending',
+        'pending',
+      ]);
+      expect((await getTask(people.viewer, task.id)).title).toBe('Plan the move');
+    });
+  });
+
+  it('a proposal id that is not a number is 404', async () => {
     const t = await start();
     const alice = await t.signUp();
-    const bob = await t.signUp();
-    const task = await createTask(alice);
-    fake.behaviour.toolCalls = [call('rename_task', { title: 'Mine' })];
-    const [proposal] = (await run(alice, task)).proposals;
-    expect((await bob.request('GET', `/api/tasks/${task.id}/ai-runs`)).statusCode).toBe(404);
-    expect((await apply(bob, proposal!)).statusCode).toBe(404);
-    expect((await dismiss(bob, proposal!)).statusCode).toBe(404);
     expect((await alice.request('POST', '/api/ai/proposals/abc/apply')).statusCode).toBe(404);
-    expect((await getTask(alice, task.id)).title).toBe('Plan the move');
   });
 
   it('asks once more without tools when the provider refuses them, and sums the usage', async () => {
@@ -270,19 +435,66 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     expect(cleared.json().model).toBeNull();
   });
 
-  it('stores a failed run with its message', async () => {
+  it('stores a failed run with the provider’s status and its own words, and answers them', async () => {
     const t = await start();
     const alice = await t.signUp();
     const task = await createTask(alice);
-    fake.behaviour.mode = 'error';
+    Object.assign(fake.behaviour, {
+      mode: 'error',
+      errorStatus: 503,
+      errorMessage: 'Upstream model overloaded',
+    });
+    const expected = 'The AI provider answered 503: Upstream model overloaded';
     const response = await alice.request('POST', '/api/ai/execute', { taskId: task.id });
     expect(response.statusCode).toBe(502);
+    expect(response.json()).toEqual({ message: expected });
     const [latest] = await runsOf(alice, task.id);
-    expect(latest).toMatchObject({
-      status: 'failed',
-      error: 'The AI provider answered with an error (500).',
-      proposals: [],
+    expect(latest).toMatchObject({ status: 'failed', error: expected, proposals: [] });
+
+    // Streamed, the failure is the stream's last event.
+    const streamed = await alice.request('POST', '/api/ai/execute?stream=1', { taskId: task.id });
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.body.trim().split('\n\n').at(-1)).toBe(`data: ${JSON.stringify({ error: expected })}`);
+    expect((await runsOf(alice, task.id))[0]).toMatchObject({ status: 'failed', error: expected });
+
+    // No words at all: the status alone.
+    fake.behaviour.errorMessage = '';
+    const bare = await alice.request('POST', '/api/ai/execute', { taskId: task.id });
+    expect(bare.json()).toEqual({ message: 'The AI provider answered 503.' });
+  });
+
+  it('cuts the provider’s words to 500 characters and masks keys and tokens in them', async () => {
+    const t = await start({ AI_ALLOW_PRIVATE_BASE_URLS: 'true' });
+    const alice = await t.signUp();
+    const task = await createTask(alice);
+    const own = await alice.request('PUT', '/api/ai/connection', {
+      apiKey: 'alice-own-key-0042',
+      baseUrl: fake.baseUrl,
     });
+    expect(own.statusCode, own.body).toBe(200);
+    const secrets = [
+      'sk-proj-AbC123xyz456DEF789',
+      'eyJhbGciOiJIUzI1NiJ9.e30.sig',
+      'alice-own-key-0042',
+      'server-key',
+    ];
+    Object.assign(fake.behaviour, {
+      mode: 'error',
+      errorStatus: 401,
+      errorMessage:
+        `Incorrect API key provided: ${secrets[0]}. The request carried Authorization: Bearer ${secrets[1]} ` +
+        `(key ${secrets[2]}; the gateway's is ${secrets[3]}). ${'More detail. '.repeat(60)}`,
+    });
+    const response = await alice.request('POST', '/api/ai/execute', { taskId: task.id });
+    expect(response.statusCode).toBe(502);
+    const { message } = response.json() as { message: string };
+    expect(message).toHaveLength(500);
+    expect(message).toMatch(/^The AI provider answered 401: Incorrect API key provided: sk-\S+\. /);
+    expect(message).toContain('Bearer ');
+    expect(message.endsWith('…')).toBe(true);
+    for (const secret of secrets) expect(message).not.toContain(secret);
+    const [latest] = await runsOf(alice, task.id);
+    expect(latest!.error).toBe(message);
   });
 
   it('stores a cancelled run and no proposal, even for tool calls already streamed', async () => {

@@ -54,10 +54,13 @@ const toRun = (row: AiRunRow, proposals: AiProposal[]): AiRun => ({
   proposals,
 });
 
-/** Runs a user's history keeps per task, newest first. */
+/** Runs a task's history lists, newest first. */
 export const RUNS_LISTED = 50;
 
-/** Agent runs and their proposals; every query is scoped to the owner. */
+/**
+ * Agent runs and their proposals. A run and its proposals keep who started it (`user_id`: whose
+ * tokens it used); who may see or apply them is the task's project's business (issue 21).
+ */
 export function createRunRepository(db: Kysely<Database>) {
   return {
     start: async (values: {
@@ -124,12 +127,14 @@ export function createRunRepository(db: Kysely<Database>) {
           .execute();
       }),
 
-    /** The task's runs, newest first, with their proposals in the order the model made them. */
-    listForTask: async (userId: number, taskId: number): Promise<AiRun[]> => {
+    /**
+     * The task's runs, whoever started them, newest first, with their proposals in the order the
+     * model made them. The caller was checked by the access module.
+     */
+    listForTask: async (taskId: number): Promise<AiRun[]> => {
       const runs = await db
         .selectFrom('ai_runs')
         .selectAll()
-        .where('user_id', '=', userId)
         .where('task_id', '=', taskId)
         .orderBy('started_at', 'desc')
         .orderBy('id', 'desc')
@@ -149,13 +154,9 @@ export function createRunRepository(db: Kysely<Database>) {
       return runs.map((run) => toRun(run, proposals.filter((p) => p.run_id === run.id).map(toProposal)));
     },
 
-    findProposal: (userId: number, id: number): Promise<AiProposalRow | undefined> =>
-      db
-        .selectFrom('ai_proposals')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('id', '=', id)
-        .executeTakeFirst(),
+    /** A proposal by its id alone: who may see or apply it is asked of its task (the access module). */
+    findProposal: (id: number): Promise<AiProposalRow | undefined> =>
+      db.selectFrom('ai_proposals').selectAll().where('id', '=', id).executeTakeFirst(),
 
     /**
      * Moves a proposal from one status to another only if it is still in the first: the claim that

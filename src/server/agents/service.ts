@@ -10,7 +10,9 @@ import type {
 } from '../../common/agents';
 import { ERRORS } from '../../common/spec';
 import { TASK_LIMITS } from '../../common/tasks';
+import { type Access, taskNotFound } from '../access';
 import type { Config } from '../config';
+import type { AgentRow } from '../db/schema';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
 import {
@@ -36,7 +38,6 @@ export const AI_RUN_RATE_LIMIT: RateLimitRule = { max: 20, windowMs: 60_000 };
 
 export const AGENT_MESSAGES = {
   agentNotFound: 'AI agent',
-  taskNotFound: 'Task',
   storedKeyUnreadable:
     'Your saved API key can no longer be read (the server secret changed). Please connect it again.',
   runFailed: 'Something went wrong on our side. Please try again.',
@@ -48,6 +49,8 @@ export function taskMessage(title: string, description: string | null): string {
 }
 
 export interface AgentServiceDeps {
+  /** Who may run agents on a task and see its runs: its project's role table (issue 21). */
+  access: Access;
   agents: AgentRepository;
   runs: RunRepository;
   secrets: SecretBox;
@@ -72,7 +75,14 @@ export interface AiRunResult {
   runId: number;
 }
 
+/** A run that has been cleared to start, and the project whose members hear of it. */
+export interface PreparedRun {
+  projectId: number;
+  run: (options?: AiRun) => Promise<AiRunResult>;
+}
+
 export function createAgentService({
+  access,
   agents,
   runs,
   secrets,
@@ -124,8 +134,11 @@ export function createAgentService({
       return toAgent(row);
     },
 
-    async remove(userId: number, id: number): Promise<void> {
-      if (!(await agents.delete(userId, id))) throw notFound(AGENT_MESSAGES.agentNotFound);
+    /** Answers the projects whose tasks used the agent: they have none now. */
+    async remove(userId: number, id: number): Promise<number[]> {
+      const projects = await agents.delete(userId, id);
+      if (!projects) throw notFound(AGENT_MESSAGES.agentNotFound);
+      return projects;
     },
 
     async status(userId: number): Promise<AiStatus> {
@@ -161,9 +174,10 @@ export function createAgentService({
 
     disconnect: (userId: number): Promise<void> => agents.deleteCredentials(userId),
 
+    /** Every member of the task's project sees its runs, whoever started them. */
     async runs(userId: number, taskId: number) {
-      if (!(await agents.findTask(userId, taskId))) throw notFound(AGENT_MESSAGES.taskNotFound);
-      return runs.listForTask(userId, taskId);
+      await access.requireTask({ id: userId }, taskId, 'viewer');
+      return runs.listForTask(taskId);
     },
 
     /**
@@ -171,21 +185,33 @@ export function createAgentService({
      * still answer a refusal (404, 400, 429) as plain JSON before it starts the stream. The run is
      * kept (ai_runs) from its start, with its usage, its outcome, notes on the attachments it read
      * ('a.md: first 900 characters used') and the changes the model proposed.
+     *
+     * Running an agent is an edit of the task (editor or more in its project, issue 21). Agents and
+     * AI keys stay personal: the caller runs their own agent with their own key (or the server's).
+     * The agent named must be theirs; the task's own agent is used when it is theirs, else (another
+     * member's agent, whose prompt is not the caller's to read) the default prompt.
      */
-    async prepareRun(userId: number, taskId: number, contextId: number | null | undefined) {
+    async prepareRun(
+      userId: number,
+      taskId: number,
+      contextId: number | null | undefined,
+    ): Promise<PreparedRun> {
       await rateLimiter.limit('ai-run', AI_RUN_RATE_LIMIT).consume(String(userId));
-      const task = await agents.findTask(userId, taskId);
-      if (!task) throw notFound(AGENT_MESSAGES.taskNotFound);
-      const agentId = contextId ?? task.context_id;
-      const agent = agentId === null ? undefined : await agents.find(userId, agentId);
-      if (agentId !== null && !agent) throw notFound(AGENT_MESSAGES.agentNotFound);
+      const { task } = await access.requireTask({ id: userId }, taskId, 'editor');
+      let agent: AgentRow | undefined;
+      if (contextId != null) {
+        agent = await agents.find(userId, contextId);
+        if (!agent) throw notFound(AGENT_MESSAGES.agentNotFound);
+      } else if (task.context_id !== null) {
+        agent = await agents.find(userId, task.context_id);
+      }
       const resolved = await resolveProvider(userId);
       if (!resolved) throw badRequest(ERRORS.aiNotConnected);
       // The agent's own model wins over the connection's and the server's.
       const provider = agent?.model ? { ...resolved, model: agent.model } : resolved;
       const system = `${agent?.prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROPOSAL_INSTRUCTIONS}`;
 
-      return async ({ signal, onStart, onDelta }: AiRun = {}): Promise<AiRunResult> => {
+      const run = async ({ signal, onStart, onDelta }: AiRun = {}): Promise<AiRunResult> => {
         const started = Date.now();
         const runId = await runs.start({
           userId,
@@ -210,7 +236,7 @@ export function createAgentService({
         });
         try {
           // The attachments are read in a worker thread, within AI_CONTEXT_CHARS; cancelling stops that too.
-          const context = await attachments.read(userId, taskId, signal);
+          const context = await attachments.read(taskId, signal);
           if (signal?.aborted) throw new AiCancelledError();
           notes = context.notes;
           const messages: ChatMessage[] = [
@@ -229,12 +255,15 @@ export function createAgentService({
             timeoutMs: config.timeoutMs,
             signal,
             onDelta,
+            keysToMask: [config.apiKey],
           });
           // The draft must stay editable through PATCH /api/tasks, which caps its length. A run that
           // only proposed changes leaves the stored draft as it was.
           const result = answer.text.slice(0, TASK_LIMITS.aiDraftMax);
-          if (result.trim() && !(await agents.storeDraft(userId, taskId, result))) {
-            throw notFound(AGENT_MESSAGES.taskNotFound);
+          if (result.trim()) {
+            // Asked again: the caller may have lost the role (or the project its writes) while the model wrote.
+            await access.requireTask({ id: userId }, taskId, 'editor');
+            if (!(await agents.storeDraft(taskId, result))) throw taskNotFound();
           }
           await runs.finish(runId, outcome('done', answer.usage), answer.toolCalls.map(checkToolCall));
           return { result, runId };
@@ -253,6 +282,7 @@ export function createAgentService({
           throw cancelled ? new AiCancelledError() : error;
         }
       };
+      return { projectId: task.project_id, run };
     },
   };
 }

@@ -42,6 +42,7 @@ describe.each(testDialects)('auth on %s', (dialect) => {
         isSuspended: false,
         createdAt: expect.any(String),
         twoFactorEnabled: false,
+        timeZone: null,
       });
       expect(JSON.stringify(body)).not.toMatch(/hash|scrypt/);
       const cookie = String(response.headers['set-cookie']);
@@ -147,10 +148,12 @@ describe.each(testDialects)('auth on %s', (dialect) => {
   });
 
   describe('change password', () => {
-    it('needs a session', async () => {
-      const response = await post('/api/auth/change-password', { currentPassword: 'a', newPassword: 'abcd' });
-      expect(response.statusCode).toBe(401);
-      expect(response.json().message).toBe(VALIDATION.loginRequiredForPasswordChange);
+    it('needs a session, whatever the body', async () => {
+      for (const body of [{ currentPassword: 'a', newPassword: 'abcd' }, {}, { currentPassword: 1 }]) {
+        const response = await post('/api/auth/change-password', body);
+        expect(response.statusCode, JSON.stringify(body)).toBe(401);
+        expect(response.json().message).toBe(VALIDATION.loginRequiredForPasswordChange);
+      }
     });
 
     it('checks the current password and the minimum length', async () => {

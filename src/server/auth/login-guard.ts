@@ -30,6 +30,19 @@ export function createSignInGuard(
   });
 }
 
+/**
+ * Counts a failure and answers the attempts left, or null when none were: the failure itself is
+ * answered 401 all the same; the next attempt is the one refused.
+ */
+async function counted(failure: Promise<number>): Promise<number | null> {
+  try {
+    return await failure;
+  } catch (error) {
+    if (error instanceof HttpError && error.statusCode === 429) return null;
+    throw error;
+  }
+}
+
 export function createLoginGuard(
   rateLimiter: RateLimiter,
   rules: { perAccountAndAddress: RateLimitRule; perAddress: RateLimitRule },
@@ -37,11 +50,6 @@ export function createLoginGuard(
   const byAccountAndAddress = rateLimiter.limit('login-failures:account+ip', rules.perAccountAndAddress);
   const byAddress = rateLimiter.limit('login-failures:ip', rules.perAddress);
   const pair = (account: string, address: string) => `${account.toLowerCase()}|${address}`;
-  // The failure itself is answered 401; the next attempt is the one refused.
-  const counted = (promise: Promise<void>) =>
-    promise.catch((error: unknown) => {
-      if (!(error instanceof HttpError && error.statusCode === 429)) throw error;
-    });
 
   return {
     async check(account, address) {
@@ -57,5 +65,37 @@ export function createLoginGuard(
     async succeed(account, address) {
       await byAccountAndAddress.reset(pair(account, address));
     },
+  };
+}
+
+/** Wrong second-factor codes for one account, from any address (issue 20). */
+export interface SecondFactorGuard {
+  /** Throws 429 with Retry-After while the account's second step is locked. */
+  check(userId: number): Promise<void>;
+  /** A wrong code (TOTP or recovery); true for the one that locks the second step, once per lockout. */
+  fail(userId: number): Promise<boolean>;
+  /** The right code: the account's count starts again. */
+  succeed(userId: number): Promise<void>;
+}
+
+/**
+ * RFC 6238 §5.2 asks for a limit on the second step itself. It counts per account only, with no
+ * address in the key: someone holding the password could otherwise spread guesses over addresses.
+ * The password step does not consult it, so the owner is never shut out of the first step, and
+ * passkeys (a sign-in of their own) never meet it.
+ */
+export function createSecondFactorGuard(
+  rateLimiter: RateLimiter,
+  limits: { wrongCodesPerAccount: number; windowMs: number },
+): SecondFactorGuard {
+  const byAccount = rateLimiter.limit('second-factor-failures:account', {
+    max: limits.wrongCodesPerAccount,
+    windowMs: limits.windowMs,
+  });
+  return {
+    check: (userId) => byAccount.check(String(userId)),
+    // The store counts atomically: of instances failing at once, one sees the last attempt spent.
+    fail: async (userId) => (await counted(byAccount.consume(String(userId)))) === 0,
+    succeed: (userId) => byAccount.reset(String(userId)),
   };
 }

@@ -1,6 +1,11 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, NewUser, UserRow } from '../db/schema';
 import { nowIso } from '../db/values';
+import { insertInbox } from '../projects/repository';
+
+/** Runs `work` in the caller's transaction, or in one of its own. */
+const inTransaction = <T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
+  db.isTransaction ? work(db) : db.transaction().execute(work);
 
 export function createUserRepository(db: Kysely<Database>) {
   return {
@@ -25,25 +30,32 @@ export function createUserRepository(db: Kysely<Database>) {
       (await db.selectFrom('users').select('id').where('is_admin', '=', true).executeTakeFirst()) !==
       undefined,
 
-    insert: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow> => {
-      const now = nowIso();
-      return db
-        .insertInto('users')
-        .values({ ...user, created_at: now, updated_at: now })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-    },
+    /** Every user is inserted here, with their Inbox (issue 21), in one transaction. */
+    insert: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow> =>
+      inTransaction(db, async (trx) => {
+        const now = nowIso();
+        const created = await trx
+          .insertInto('users')
+          .values({ ...user, created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await insertInbox(trx, created.id, now);
+        return created;
+      }),
 
     /** Inserts unless the username or e-mail is taken; undefined then. Race-free across instances. */
-    insertIfAbsent: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow | undefined> => {
-      const now = nowIso();
-      return db
-        .insertInto('users')
-        .values({ ...user, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.doNothing())
-        .returningAll()
-        .executeTakeFirst();
-    },
+    insertIfAbsent: (user: Omit<NewUser, 'created_at' | 'updated_at'>): Promise<UserRow | undefined> =>
+      inTransaction(db, async (trx) => {
+        const now = nowIso();
+        const created = await trx
+          .insertInto('users')
+          .values({ ...user, created_at: now, updated_at: now })
+          .onConflict((oc) => oc.doNothing())
+          .returningAll()
+          .executeTakeFirst();
+        if (created) await insertInbox(trx, created.id, now);
+        return created;
+      }),
 
     setPasswordHash: async (id: number, passwordHash: string): Promise<void> => {
       await db

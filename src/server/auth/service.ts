@@ -4,7 +4,7 @@ import type { AccessRequestBody, LoginResponse } from '../../common/auth';
 import { SUSPENDED_MESSAGE } from '../../common/sign-in';
 import { ERRORS, VALIDATION } from '../../common/spec';
 import type { TwoFactorChallenge } from '../../common/two-factor';
-import type { Database } from '../db/schema';
+import type { Database, UserRow } from '../db/schema';
 import { nowIso, toBool, toIso } from '../db/values';
 import { badRequest, forbidden, HttpError, unauthorized } from '../http/errors';
 import type { Mailer } from '../mail/mailer';
@@ -48,6 +48,18 @@ export function createAuthService({
   twoFactor,
 }: AuthServiceDeps) {
   return {
+    /** PATCH /api/auth/me: the caller's time zone (already checked against Intl). */
+    async setTimeZone(userId: number, timeZone: string): Promise<UserRow> {
+      const row = await db
+        .updateTable('users')
+        .set({ time_zone: timeZone, updated_at: nowIso() })
+        .where('id', '=', userId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw unauthorized();
+      return row;
+    },
+
     async login(
       username: string,
       password: string,
@@ -68,11 +80,10 @@ export function createAuthService({
     },
 
     async changePassword(
-      session: { userId: number; idHash: string } | null,
+      session: { userId: number; idHash: string },
       currentPassword: string,
       newPassword: string,
     ) {
-      if (!session) throw unauthorized(VALIDATION.loginRequiredForPasswordChange);
       const user = await users.findById(session.userId);
       if (!user) throw unauthorized(VALIDATION.loginRequiredForPasswordChange);
       if (!(await verifyPassword(currentPassword, user.password_hash))) {

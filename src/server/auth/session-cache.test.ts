@@ -4,26 +4,11 @@ import { buildApp } from '../app';
 import { loadConfig } from '../config';
 import { openDatabase } from '../db';
 import type { UserRow } from '../db/schema';
-import type { Invalidation } from '../live/bus';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { fakeBus } from '../testing/bus';
 import { testDialects } from '../testing/database';
 import { createSessionCache } from './session-cache';
 import { hashToken } from './tokens';
-
-function fakeBus() {
-  const listeners: Array<(message: Invalidation) => void> = [];
-  const bus = {
-    connected: true,
-    invalidate: async (message: Invalidation) => {
-      for (const listener of listeners) listener(message);
-    },
-    onInvalidate: (listener: (message: Invalidation) => void) => {
-      listeners.push(listener);
-      return { connected: () => bus.connected };
-    },
-  };
-  return bus;
-}
 
 const user = (id: number) => ({ id }) as UserRow;
 

@@ -33,6 +33,7 @@ export function createSessionCache(
   let generation = 0;
 
   const forget = (message: Invalidation) => {
+    if ('projects' in message) return;
     generation += 1;
     if ('all' in message) {
       entries.clear();

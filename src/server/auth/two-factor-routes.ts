@@ -117,7 +117,9 @@ export async function twoFactorRoutes(fastify: FastifyInstance, { twoFactor, con
         description:
           'The challenge from POST /api/auth/login and a TOTP code or a recovery code. Answers like a ' +
           'sign-in and sets the session cookie. The challenge expires after 5 minutes and is used up ' +
-          'by its first success; each wrong code counts as a failed sign-in.',
+          'by its first success; each wrong code counts as a failed sign-in. After 10 wrong codes for one ' +
+          'account in 15 minutes, from any addresses, this step answers 429 for that account (the owner ' +
+          'is e-mailed once); the password step is not affected.',
         tags: ['Auth'],
         operationId: 'loginTwoFactor',
         security: [],

@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TWO_FACTOR_MESSAGES } from '../../common/two-factor';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { createSoftwareAuthenticator } from '../testing/authenticator';
 import { testDialects } from '../testing/database';
 import { startSmtpServer } from '../testing/smtp';
 import { AUTH_MESSAGES } from './service';
@@ -339,6 +340,129 @@ describe.each(testDialects)('two-factor sign-in on %s', (dialect) => {
         payload: { challenge, code: totp(setup.secret) },
       });
       expect(elsewhere.statusCode, elsewhere.body).toBe(200);
+    });
+  });
+
+  describe('wrong codes per account, from any addresses (issue 20)', () => {
+    let own: TestApp;
+    let mail: Awaited<ReturnType<typeof startSmtpServer>>;
+    beforeEach(async () => {
+      mail = await startSmtpServer();
+      own = await createTestApp(dialect, { env: { SMTP_URL: mail.url } });
+    });
+    afterEach(async () => {
+      await own.close();
+      await mail.close();
+    });
+
+    const post = (url: string, remoteAddress: string, payload: object) =>
+      own.app.inject({ method: 'POST', url, remoteAddress, payload });
+    /** The password step from this address: it must answer a challenge. */
+    async function passwordStep(user: TestUser, remoteAddress: string): Promise<string> {
+      const response = await post('/api/auth/login', remoteAddress, {
+        username: user.user.username,
+        password: user.password,
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toEqual({ twoFactorRequired: true, challenge: expect.any(String) });
+      return response.json().challenge;
+    }
+    /** One wrong code from each of `count` addresses, TOTP- and recovery-shaped in turn. */
+    async function wrongCodes(user: TestUser, count: number, network: string) {
+      for (let i = 0; i < count; i += 1) {
+        const from = `${network}.${i + 1}`;
+        const code = i % 2 === 0 ? '000000' : 'aaaa-bbbb-cccc-dddd';
+        const wrong = await post('/api/auth/login/2fa', from, {
+          challenge: await passwordStep(user, from),
+          code,
+        });
+        expect(wrong.statusCode, `${code} from ${from}: ${wrong.body}`).toBe(401);
+      }
+    }
+    const SENTENCE =
+      'Someone entered your password and then a wrong code several times. If it was not you, change your password.';
+
+    it('locks the second step after 10 wrong codes from 10 addresses, mails the owner once, and lets passkeys in', async () => {
+      const user = await own.signUp();
+      const { secret, recoveryCodes } = await enable(user);
+      const authenticator = createSoftwareAuthenticator({ origin: 'http://localhost:3000' });
+      const options = (await user.request('POST', '/api/auth/passkeys/register/options')).json().options;
+      const registered = await user.request('POST', '/api/auth/passkeys/register', {
+        name: 'Laptop',
+        response: authenticator.register(options).response,
+      });
+      expect(registered.statusCode, registered.body).toBe(201);
+
+      await wrongCodes(user, 10, '203.0.113');
+      // The 11th attempt, from an address that has not failed, with the right code: refused.
+      const challenge = await passwordStep(user, '198.51.100.1');
+      const right = await post('/api/auth/login/2fa', '198.51.100.1', { challenge, code: totp(secret) });
+      expect(right.statusCode, right.body).toBe(429);
+      expect(Number(right.headers['retry-after'])).toBeGreaterThan(0);
+      expect(right.json()).toEqual({ message: expect.any(String) });
+      const recovery = await post('/api/auth/login/2fa', '198.51.100.1', {
+        challenge,
+        code: recoveryCodes[0],
+      });
+      expect(recovery.statusCode).toBe(429);
+      // Refused before the code is looked at: neither the step nor the recovery code is used up.
+      expect((await user.request('GET', '/api/auth/2fa')).json().recoveryCodesLeft).toBe(10);
+      // The password step stays as it is, from a failing address too.
+      await passwordStep(user, '203.0.113.1');
+      // Passkey sign-in is unaffected.
+      const passkeyOptions = (await post('/api/auth/passkeys/login/options', '198.51.100.2', {})).json()
+        .options;
+      const passkey = await post('/api/auth/passkeys/login', '198.51.100.2', {
+        response: authenticator.authenticate(passkeyOptions),
+      });
+      expect(passkey.statusCode, passkey.body).toBe(200);
+
+      // One e-mail to the owner for this lockout, however many attempts follow.
+      const [message] = await mail.waitFor(1);
+      expect(message!.to).toEqual([user.user.email]);
+      expect(message!.text).toContain(SENTENCE);
+      expect(message!.html).toContain('If it was not you, change your password.');
+      for (let i = 0; i < 3; i += 1) {
+        expect(
+          (await post('/api/auth/login/2fa', '192.0.2.1', { challenge, code: '123456' })).statusCode,
+        ).toBe(429);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(mail.messages).toHaveLength(1);
+
+      // After the window, the right code signs in and clears the count: 10 more wrong codes are answered 401.
+      vi.setSystemTime(Date.now() + 15 * 60_000 + 1000);
+      await wrongCodes(user, 5, '192.0.2');
+      const later = await passwordStep(user, '198.51.100.3');
+      const signedIn = await post('/api/auth/login/2fa', '198.51.100.3', {
+        challenge: later,
+        code: totp(secret),
+      });
+      expect(signedIn.statusCode, signedIn.body).toBe(200);
+      await wrongCodes(user, 10, '198.51.100');
+      const locked = await post('/api/auth/login/2fa', '198.51.100.3', {
+        challenge: await passwordStep(user, '198.51.100.3'),
+        code: totp(secret, 1),
+      });
+      expect(locked.statusCode).toBe(429);
+      await mail.waitFor(2);
+    });
+
+    it('sends no e-mail to an owner without an address', async () => {
+      const user = await own.signUp();
+      const { secret } = await enable(user);
+      await own.ctx.db.kysely
+        .updateTable('users')
+        .set({ email: null })
+        .where('id', '=', user.user.id)
+        .execute();
+      await wrongCodes(user, 10, '203.0.113');
+      const challenge = await passwordStep(user, '198.51.100.1');
+      expect(
+        (await post('/api/auth/login/2fa', '198.51.100.1', { challenge, code: totp(secret) })).statusCode,
+      ).toBe(429);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(mail.messages).toEqual([]);
     });
   });
 

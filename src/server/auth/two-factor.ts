@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Secret, TOTP } from 'otpauth';
 import type { LoginResponse } from '../../common/auth';
@@ -12,7 +13,9 @@ import {
 import type { Database, UserRow } from '../db/schema';
 import { toBool, toIso } from '../db/values';
 import { badRequest, conflict, forbidden, HttpError, unauthorized } from '../http/errors';
-import type { LoginGuard } from './login-guard';
+import type { Mailer } from '../mail/mailer';
+import { wrongCodesMail } from '../mail/templates';
+import type { LoginGuard, SecondFactorGuard } from './login-guard';
 import { verifyPassword } from './passwords';
 import { AUTH_MESSAGES } from './service';
 import type { SessionDevice, SessionStore } from './sessions';
@@ -77,6 +80,13 @@ export interface TwoFactorServiceDeps {
   sessions: SessionStore;
   /** Sign-in limits: a wrong code counts as a failed sign-in. */
   loginGuard: LoginGuard;
+  /** Wrong codes at the second step per account, from any address; the owner is told once per lockout. */
+  secondFactorGuard: SecondFactorGuard;
+  /** How long a lockout of the second step lasts, for the owner's e-mail. */
+  lockoutMs: number;
+  mailer: Mailer;
+  appUrl: string;
+  logger: FastifyBaseLogger;
   /** The clock; by default Date.now as it is at each call (so tests that fake Date move it). */
   now?: () => number;
 }
@@ -85,9 +95,24 @@ export function createTwoFactorService({
   db,
   sessions,
   loginGuard,
+  secondFactorGuard,
+  lockoutMs,
+  mailer,
+  appUrl,
+  logger,
   now = () => Date.now(),
 }: TwoFactorServiceDeps) {
   const repo = createTwoFactorRepository(db);
+
+  /** The second step is locked: the owner learns it once; a mail that cannot go out is for the log. */
+  async function tellOwnerOfLockout(user: UserRow): Promise<void> {
+    if (!user.email) return;
+    try {
+      await mailer.send(wrongCodesMail(user.email, user.first_name, Math.ceil(lockoutMs / 60_000), appUrl));
+    } catch (error) {
+      logger.error({ err: error, userId: user.id }, 'could not send the wrong-codes mail');
+    }
+  }
 
   /**
    * A TOTP code of an accepted step not used before, or one of the user's recovery codes (used up
@@ -174,8 +199,9 @@ export function createTwoFactorService({
 
     /**
      * The second step of a sign-in: a live challenge and a code. A wrong code counts as a failed
-     * sign-in for the account from this address; the challenge stays for another try until it
-     * expires, and is used up by the first success.
+     * sign-in for the account from this address, and against the account's own limit on wrong codes
+     * from any address; the challenge stays for another try until it expires, and is used up by the
+     * first success.
      */
     async completeLogin(
       challenge: string,
@@ -192,12 +218,18 @@ export function createTwoFactorService({
       // Turned off meanwhile (an administrator's reset): the password alone signs in now.
       if (!toBool(user.two_factor_enabled)) throw unauthorized(TWO_FACTOR_MESSAGES.challengeExpired);
       await loginGuard.check(user.username, device.ip);
+      // Before the code is looked at: a locked account spends neither a step nor a recovery code.
+      await secondFactorGuard.check(user.id);
       if (!(await spendCode(user, code))) {
-        await loginGuard.fail(user.username, device.ip);
+        const [, locked] = await Promise.all([
+          loginGuard.fail(user.username, device.ip),
+          secondFactorGuard.fail(user.id),
+        ]);
+        if (locked) await tellOwnerOfLockout(user);
         throw new HttpError(401, TWO_FACTOR_MESSAGES.wrongCode);
       }
       if (!(await repo.takeChallenge(idHash))) throw unauthorized(TWO_FACTOR_MESSAGES.challengeExpired);
-      await loginGuard.succeed(user.username, device.ip);
+      await Promise.all([loginGuard.succeed(user.username, device.ip), secondFactorGuard.succeed(user.id)]);
       const sessionId = await sessions.create(user.id, device);
       return { sessionId, user: toPublicUser(user) };
     },

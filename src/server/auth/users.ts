@@ -13,5 +13,6 @@ export function toPublicUser(row: UserRow): PublicUser {
     isSuspended: toBool(row.is_suspended),
     createdAt: toIso(row.created_at),
     twoFactorEnabled: toBool(row.two_factor_enabled),
+    timeZone: row.time_zone ?? null,
   };
 }

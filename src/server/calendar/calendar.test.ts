@@ -71,6 +71,9 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     const response = await fetchFeed(url);
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toBe('text/calendar; charset=utf-8');
+    // RFC 5545 3.1: every content line, the last one too, ends with CRLF.
+    expect(response.body.slice(-15)).toBe('END:VCALENDAR\r\n');
+    expect(response.body.replaceAll('\r\n', '')).not.toMatch(/[\r\n]/);
     expect(events(response.body)).toEqual([
       {
         uid: `task-${rent.id}@localhost:3000`,
@@ -94,6 +97,53 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     const status = (await alice.request('GET', '/api/calendar-feed')).json() as CalendarFeedStatus;
     expect(status).toEqual({ enabled: true, createdAt: expect.any(String) });
     expect(JSON.stringify(status)).not.toContain(secret);
+  });
+
+  it('a task with a due time is a timed event in its zone; a recurring task is one event with its RRULE', async () => {
+    await alice.request('PATCH', '/api/auth/me', { timeZone: 'Europe/Berlin' });
+    const standup = await addTask({
+      title: 'Stand-up',
+      dueDate: '2026-10-22',
+      dueTime: '09:00',
+      recurrence: 'FREQ=WEEKLY;BYDAY=TH',
+    });
+    const plants = await addTask({
+      title: 'Water plants',
+      dueDate: '2027-01-31',
+      recurrence: 'FREQ=MONTHLY;BYMONTHDAY=-1',
+    });
+    const call = await addTask({ title: 'Call', dueDate: '2027-03-01', dueTime: '14:30' });
+    const body = (await fetchFeed(await createFeed())).body;
+    expect(body).toContain('DTSTART;TZID=Europe/Berlin:20261022T090000');
+    expect(body).toContain('RRULE:FREQ=WEEKLY;BYDAY=TH');
+    const calendar = new ICAL.Component(ICAL.parse(body));
+    const byUid = new Map(
+      calendar
+        .getAllSubcomponents('vevent')
+        .map((vevent) => [String(vevent.getFirstPropertyValue('uid')), vevent]),
+    );
+    const event = (id: number) => new ICAL.Event(byUid.get(`task-${id}@localhost:3000`)!);
+    const weekly = event(standup.id);
+    expect(weekly.isRecurring()).toBe(true);
+    expect(weekly.startDate.isDate).toBe(false);
+    expect(weekly.startDate.toString()).toBe('2026-10-22T09:00:00');
+    expect(
+      String(
+        byUid.get(`task-${standup.id}@localhost:3000`)!.getFirstProperty('dtstart')!.getParameter('tzid'),
+      ),
+    ).toBe('Europe/Berlin');
+    // The next occurrences keep 09:00 local, after Berlin leaves summer time on 25 October.
+    const next = weekly.iterator();
+    expect([next.next()?.toString(), next.next()?.toString()]).toEqual([
+      '2026-10-22T09:00:00',
+      '2026-10-29T09:00:00',
+    ]);
+    const monthly = event(plants.id);
+    expect(monthly.startDate.isDate).toBe(true);
+    const months = monthly.iterator();
+    expect([months.next()?.toString(), months.next()?.toString()]).toEqual(['2027-01-31', '2027-02-28']);
+    expect(event(call.id).startDate.toString()).toBe('2027-03-01T14:30:00');
+    expect(event(call.id).isRecurring()).toBe(false);
   });
 
   it('answers 404 for a wrong secret, and a new address revokes the old one', async () => {
@@ -130,5 +180,63 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     expect(feed.map((event) => event.summary)).toEqual(['Bob only']);
     expect((await t.app.inject({ method: 'POST', url: '/api/calendar-feed' })).statusCode).toBe(401);
     expect((await t.app.inject({ method: 'GET', url: '/api/calendar-feed' })).statusCode).toBe(401);
+  });
+
+  it('shows the tasks assigned to the person in a shared project, and drops them when they are removed', async () => {
+    const bob = await t.signUp();
+    const project = (await alice.request('POST', '/api/projects', { name: 'Launch' })).json() as {
+      id: number;
+    };
+    const shared = await alice.request('POST', `/api/projects/${project.id}/members`, {
+      user: bob.user.username,
+      role: 'viewer',
+    });
+    expect(shared.statusCode, shared.body).toBe(201);
+    const assigned = await addTask({
+      title: 'Assigned to Bob',
+      dueDate: '2027-06-01',
+      projectId: project.id,
+    });
+    await addTask({ title: 'Not assigned', dueDate: '2027-06-02', projectId: project.id });
+    const patched = await alice.request('PATCH', `/api/tasks/${assigned.id}`, { assigneeIds: [bob.user.id] });
+    expect(patched.statusCode, patched.body).toBe(200);
+    await bob.request('POST', '/api/tasks', { title: 'Bob inbox', dueDate: '2027-06-03' });
+
+    const feed = await createFeed(bob);
+    const summaries = async () => events((await fetchFeed(feed)).body).map((event) => event.summary);
+    expect((await summaries()).sort()).toEqual(['Assigned to Bob', 'Bob inbox']);
+    // The project's owner sees only their Inbox and what is assigned to them.
+    expect(events((await fetchFeed(await createFeed())).body)).toEqual([]);
+
+    const removed = await alice.request('DELETE', `/api/projects/${project.id}/members/${bob.user.id}`);
+    expect(removed.statusCode).toBe(204);
+    expect(await summaries()).toEqual(['Bob inbox']);
+  });
+
+  it("turns a task's reminders into VALARMs: before the due time, or at a moment", async () => {
+    const task = await addTask({ title: 'Call the plumber', dueDate: '2027-04-01', dueTime: '14:30' });
+    expect(task.dueTime).toBe('14:30');
+    for (const body of [{ relativeMinutes: 30 }, { at: '2027-04-01T08:00:00Z' }]) {
+      const added = await alice.request('POST', `/api/tasks/${task.id}/reminders`, body);
+      expect(added.statusCode, added.body).toBe(201);
+    }
+    await addTask({ title: 'No reminders', dueDate: '2027-04-02' });
+    const ics = (await fetchFeed(await createFeed())).body;
+    const calendar = new ICAL.Component(ICAL.parse(ics));
+    const byTitle = (title: string) =>
+      calendar
+        .getAllSubcomponents('vevent')
+        .find((event) => event.getFirstPropertyValue('summary') === title);
+    const [withAlarms, without] = [byTitle('Call the plumber'), byTitle('No reminders')];
+    const triggers = withAlarms!.getAllSubcomponents('valarm').map((alarm) => ({
+      action: alarm.getFirstPropertyValue('action'),
+      trigger: String(alarm.getFirstPropertyValue('trigger')),
+      description: alarm.getFirstPropertyValue('description'),
+    }));
+    expect(triggers).toEqual([
+      { action: 'DISPLAY', trigger: '-PT30M', description: 'Call the plumber' },
+      { action: 'DISPLAY', trigger: '2027-04-01T08:00:00Z', description: 'Call the plumber' },
+    ]);
+    expect(without!.getAllSubcomponents('valarm')).toEqual([]);
   });
 });

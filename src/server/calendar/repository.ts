@@ -19,6 +19,17 @@ export function createCalendarRepository(db: Kysely<Database>) {
 
     remove: (userId: number) => db.deleteFrom('calendar_feeds').where('user_id', '=', userId).execute(),
 
+    /** The reminders of these tasks (issue 22): each becomes a VALARM of its task's event. */
+    remindersOf: async (taskIds: number[]) =>
+      taskIds.length === 0
+        ? []
+        : db
+            .selectFrom('reminders')
+            .select(['task_id', 'at', 'relative_minutes'])
+            .where('task_id', 'in', taskIds)
+            .orderBy('id')
+            .execute(),
+
     /** The owner of a feed, unless they are suspended. */
     ownerOf: async (secretHash: string): Promise<number | undefined> =>
       (
@@ -31,14 +42,47 @@ export function createCalendarRepository(db: Kysely<Database>) {
           .executeTakeFirst()
       )?.id,
 
-    /** The user's active tasks that have a due date, in list order. */
-    dueTasks: (userId: number) =>
+    /**
+     * The active tasks with a due date, among the projects given, that are in the Inbox or assigned
+     * to `assigneeId`; in list order.
+     */
+    dueTasks: ({
+      projectIds,
+      inboxId,
+      assigneeId,
+    }: {
+      projectIds: number[];
+      inboxId: number;
+      assigneeId: number;
+    }) =>
       db
         .selectFrom('tasks')
-        .select(['id', 'title', 'description', 'due_date', 'updated_at'])
-        .where('user_id', '=', userId)
+        .select([
+          'id',
+          'title',
+          'description',
+          'due_date',
+          'updated_at',
+          'due_time',
+          'due_time_zone',
+          'recurrence',
+        ])
+        .where('project_id', 'in', projectIds)
+        .where((eb) =>
+          eb.or([
+            eb('project_id', '=', inboxId),
+            eb.exists(
+              eb
+                .selectFrom('task_assignees')
+                .select('task_assignees.task_id')
+                .whereRef('task_assignees.task_id', '=', 'tasks.id')
+                .where('task_assignees.user_id', '=', assigneeId),
+            ),
+          ]),
+        )
         .where('archived', '=', false)
         .where('due_date', 'is not', null)
+        .orderBy('project_id')
         .orderBy('position')
         .orderBy('id')
         .execute(),

@@ -9,6 +9,7 @@ import {
   calendarFileParamsSchema,
   icsSchema,
 } from '../../common/calendar';
+import type { Access } from '../access';
 import type { Database } from '../db/schema';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
@@ -21,6 +22,7 @@ export const withoutFeedSecret = (url: string): string =>
 
 export interface CalendarFeatureDeps {
   db: Kysely<Database>;
+  access: Access;
   appUrl: string;
 }
 
@@ -29,8 +31,8 @@ export interface CalendarFeatureDeps {
  * read your tasks anyway, and the feed shows no more than that. The feed itself is public: its
  * secret address is the credential, since calendar apps cannot sign in.
  */
-export async function calendarRoutes(fastify: FastifyInstance, { db, appUrl }: CalendarFeatureDeps) {
-  const calendar = createCalendarService({ feeds: createCalendarRepository(db), appUrl });
+export async function calendarRoutes(fastify: FastifyInstance, { db, access, appUrl }: CalendarFeatureDeps) {
+  const calendar = createCalendarService({ feeds: createCalendarRepository(db), access, appUrl });
   const app = fastify.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -88,7 +90,7 @@ export async function calendarRoutes(fastify: FastifyInstance, { db, appUrl }: C
       schema: {
         summary: 'Your tasks as a calendar (iCalendar)',
         description:
-          'The secret address from `POST /api/calendar-feed`; no sign-in. One all-day event per active task with a due date. A wrong or revoked address answers 404.',
+          'The secret address from `POST /api/calendar-feed`; no sign-in. One all-day event per active task with a due date that is in your Inbox or assigned to you, in a project you are a member of. A wrong or revoked address answers 404.',
         tags: ['Calendar'],
         operationId: 'getCalendar',
         security: [],

@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
-import ical from 'ical-generator';
+import { TZDate } from '@date-fns/tz';
+import ical, { ICalAlarmType } from 'ical-generator';
 import { CALENDAR_PATH, CALENDAR_SUFFIX, type CalendarFeedStatus } from '../../common/calendar';
+import { DEFAULT_TIME_ZONE, dueAt, isTimeZone } from '../../common/due';
+import type { Access } from '../access';
 import { hashToken } from '../auth/tokens';
 import { nowIso, toIso } from '../db/values';
 import { notFound } from '../http/errors';
@@ -12,6 +15,7 @@ const SECRET_PATTERN = /^[A-Za-z0-9_-]{16,100}$/;
 
 export interface CalendarServiceDeps {
   feeds: ReturnType<typeof createCalendarRepository>;
+  access: Access;
   appUrl: string;
 }
 
@@ -25,7 +29,7 @@ const nextDay = (date: string): string => {
  * The calendar feed (issue 13, docs/decisions/018): one secret address per person, readable without
  * signing in by calendar apps. Only the secret's SHA-256 is stored, so the address is shown once.
  */
-export function createCalendarService({ feeds, appUrl }: CalendarServiceDeps) {
+export function createCalendarService({ feeds, access, appUrl }: CalendarServiceDeps) {
   const host = new URL(appUrl).host;
   const feedNotFound = () => notFound('Calendar feed');
 
@@ -47,8 +51,10 @@ export function createCalendarService({ feeds, appUrl }: CalendarServiceDeps) {
     },
 
     /**
-     * The iCalendar document of `<secret>.ics`: an all-day event per active task with a due date.
-     * A wrong, revoked or malformed secret is a 404, alike.
+     * The iCalendar document of `<secret>.ics`: an all-day event per active task with a due date
+     * that the person can see (the projects they are a member of now, asked of the access module at
+     * every fetch) and that is in their Inbox or assigned to them. A wrong, revoked or malformed
+     * secret is a 404, alike.
      */
     async ics(file: string): Promise<string> {
       if (!file.endsWith(CALENDAR_SUFFIX)) throw feedNotFound();
@@ -60,22 +66,64 @@ export function createCalendarService({ feeds, appUrl }: CalendarServiceDeps) {
         name: 'Tasklane',
         prodId: { company: 'Tasklane', product: 'Tasklane', language: 'EN' },
       });
-      for (const task of await feeds.dueTasks(userId)) {
+      const [inbox, memberships] = await Promise.all([
+        access.listScope(userId, undefined),
+        access.memberships(userId),
+      ]);
+      const tasks = inbox
+        ? await feeds.dueTasks({
+            projectIds: [...memberships.keys()],
+            inboxId: inbox.projectId,
+            assigneeId: userId,
+          })
+        : [];
+      const alarms = new Map<number, Array<{ at: Date | string | null; relative_minutes: number | null }>>();
+      for (const reminder of await feeds.remindersOf(tasks.map((task) => task.id))) {
+        alarms.set(reminder.task_id, [...(alarms.get(reminder.task_id) ?? []), reminder]);
+      }
+      for (const task of tasks) {
         const due = task.due_date!;
-        calendar.createEvent({
+        // Issue 22: a task with a due time is a timed event in the zone stored with the time (a
+        // TZDate, which ical-generator writes as DTSTART;TZID=<zone>:<local time>); a date-only
+        // task stays an all-day event, as before. A recurring task is one event with its RRULE,
+        // starting at its current due date (decision 032).
+        const zone =
+          task.due_time_zone && isTimeZone(task.due_time_zone) ? task.due_time_zone : DEFAULT_TIME_ZONE;
+        const at = dueAt({ dueDate: due, dueTime: task.due_time, dueTimeZone: zone });
+        const when = at
+          ? { start: new TZDate(at.getTime(), zone), timezone: zone }
+          : { allDay: true, start: due, end: nextDay(due) };
+        const event = calendar.createEvent({
           // The same task is the same event at every fetch, so calendar apps update it in place.
           id: `task-${task.id}@${host}`,
-          allDay: true,
-          start: due,
-          end: nextDay(due),
+          ...when,
+          ...(task.recurrence ? { repeating: `RRULE:${task.recurrence}` } : {}),
           // The last change, so a client that compares DTSTAMP sees edits.
           stamp: toIso(task.updated_at),
           summary: task.title,
           description: task.description,
           url: `${appUrl}/?task=${task.id}`,
         });
+        // Reminders as VALARMs (issue 22): a relative one before each occurrence's start (timed
+        // events only: it needs a due time), a fixed one at its moment.
+        for (const reminder of alarms.get(task.id) ?? []) {
+          if (reminder.at !== null) {
+            event.createAlarm({
+              type: ICalAlarmType.display,
+              trigger: new Date(toIso(reminder.at)),
+              description: task.title,
+            });
+          } else if (at && reminder.relative_minutes !== null) {
+            event.createAlarm({
+              type: ICalAlarmType.display,
+              triggerBefore: reminder.relative_minutes * 60,
+              description: task.title,
+            });
+          }
+        }
       }
-      return calendar.toString();
+      // ical-generator ends the last line without the CRLF RFC 5545 §3.1 puts after every line.
+      return calendar.toString().replace(/(\r\n)?$/, '\r\n');
     },
   };
 }

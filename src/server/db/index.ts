@@ -93,6 +93,31 @@ export class SchemaScopedPostgresDialect extends PostgresDialect {
   }
 }
 
+/** SQL texts run as named (server-side prepared) statements on PostgreSQL, by their names. */
+const namedStatements = new Map<string, string>();
+
+/**
+ * Runs this SQL text as a named statement on PostgreSQL: parsed and planned once per connection
+ * instead of at every call. For the few hottest queries, whose text never varies (the task list's
+ * scope, decision 029); a text with a varying list of parameters would fill every connection with
+ * statements.
+ */
+export function prepareOnPostgres(sqlText: string): void {
+  if (!namedStatements.has(sqlText)) namedStatements.set(sqlText, `tasklane_${namedStatements.size + 1}`);
+}
+
+type QueryFunction = (...args: unknown[]) => unknown;
+
+/** Kysely calls `query(text, values)`: a registered text becomes `query({name, text, values})`. */
+function withNamedStatements(client: { query: QueryFunction }): void {
+  const query = client.query;
+  client.query = function (this: unknown, ...args: unknown[]) {
+    const [text, values] = args;
+    const name = typeof text === 'string' && args.length === 2 ? namedStatements.get(text) : undefined;
+    return name ? query.call(this, { name, text, values }) : query.apply(this, args);
+  };
+}
+
 async function openPostgres(url: string): Promise<Db> {
   const pg = await loadPg();
   // While the database is away, a request waits at most 5 s for a connection, then answers 503.
@@ -100,7 +125,10 @@ async function openPostgres(url: string): Promise<Db> {
   // A client losing its connection must not crash the process: the pool handles idle ones (and
   // replaces them), and a checked-out one, which pg-pool leaves without a listener, fails its query.
   pool.on('error', () => {});
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    withNamedStatements(client as unknown as { query: QueryFunction });
+  });
   const kysely = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
   return { kysely, dialect: 'postgres', pgPool: pool, close: () => kysely.destroy() };
 }

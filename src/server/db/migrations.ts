@@ -523,6 +523,341 @@ function fractionalPositions(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 20: MCP's complete_task set `completed` without `archived`, so those tasks were in neither
+ * the list nor the archive. They join the archive, as archived at their last change.
+ */
+function completedTasksArchived(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await sql`update tasks set archived = completed, archived_at = updated_at
+        where archived = ${c.falseValue} and completed <> archived`.execute(db);
+    },
+  };
+}
+
+/**
+ * Issue 21: projects and their members. The owner is a member too (role 'owner'), so a role is one
+ * lookup. Each user has exactly one Inbox (a partial unique index); every existing user gets theirs
+ * here, owned and joined at their account's creation.
+ */
+function projects(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  const trueValue = dialect === 'postgres' ? sql`true` : sql`1`;
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('projects')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('color', 'text', (col) => col.notNull())
+        .addColumn('owner_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('is_inbox', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('archived', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await sql`create unique index projects_one_inbox on projects (owner_id) where is_inbox = ${trueValue}`.execute(
+        db,
+      );
+      await db.schema
+        .createTable('project_members')
+        .addColumn('project_id', 'integer', (col) =>
+          col.notNull().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('role', 'text', (col) => col.notNull())
+        .addColumn('added_at', c.timestamp, (col) => col.notNull())
+        .addPrimaryKeyConstraint('project_members_pkey', ['project_id', 'user_id'])
+        .execute();
+      await db.schema
+        .createIndex('project_members_user')
+        .on('project_members')
+        .columns(['user_id', 'project_id'])
+        .execute();
+      await sql`insert into projects (name, color, owner_id, is_inbox, archived, created_at, updated_at)
+        select 'Inbox', 'grey', id, ${trueValue}, ${c.falseValue}, created_at, created_at from users`.execute(
+        db,
+      );
+      await sql`insert into project_members (project_id, user_id, role, added_at)
+        select id, owner_id, 'owner', created_at from projects`.execute(db);
+    },
+  };
+}
+
+/**
+ * Issue 21: tasks move into projects. Each task gets `project_id` (its creator's Inbox for every
+ * existing one) and positions count per project; assignees, comments (with their mentions) and the
+ * activity log are tables of their own. The list cache's counter moves from the creator to the
+ * project (`project_versions`), bumped by triggers on tasks as before; a move bumps both projects.
+ * SQLite cannot add a NOT NULL column with a foreign key: there the repository always writes one.
+ */
+function tasksInProjects(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  const pg = dialect === 'postgres';
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('project_id', 'integer', (col) => col.references('projects.id').onDelete('cascade'))
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('comment_count', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
+      await sql`update tasks set project_id = (select id from projects
+        where projects.owner_id = tasks.user_id and projects.is_inbox = ${pg ? sql`true` : sql`1`})`.execute(
+        db,
+      );
+      if (pg) await sql`alter table tasks alter column project_id set not null`.execute(db);
+      await db.schema.dropIndex('tasks_user_position_idx').execute();
+      await db.schema.dropIndex('tasks_user_archived_idx').execute();
+      await db.schema
+        .createIndex('tasks_project_position_idx')
+        .on('tasks')
+        .columns(['project_id', 'archived', 'position', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('tasks_project_archived_idx')
+        .on('tasks')
+        .columns(['project_id', 'archived', 'archived_at'])
+        .execute();
+      await db.schema.createIndex('tasks_user_idx').on('tasks').column('user_id').execute();
+
+      await db.schema
+        .createTable('task_assignees')
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('assigned_at', c.timestamp, (col) => col.notNull())
+        .addPrimaryKeyConstraint('task_assignees_pkey', ['task_id', 'user_id'])
+        .execute();
+      await db.schema
+        .createIndex('task_assignees_user')
+        .on('task_assignees')
+        .columns(['user_id', 'task_id'])
+        .execute();
+
+      await db.schema
+        .createTable('comments')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        // A deleted user's comments stay, shown as 'Deleted user'.
+        .addColumn('author_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('body', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('edited_at', c.timestamp)
+        .execute();
+      await db.schema.createIndex('comments_task').on('comments').columns(['task_id', 'id']).execute();
+      await db.schema
+        .createTable('comment_mentions')
+        .addColumn('comment_id', 'integer', (col) =>
+          col.notNull().references('comments.id').onDelete('cascade'),
+        )
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('comment_mentions_pkey', ['comment_id', 'user_id'])
+        .execute();
+      await db.schema.createIndex('comment_mentions_user').on('comment_mentions').column('user_id').execute();
+
+      await db.schema
+        .createTable('activity')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('actor_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('kind', 'text', (col) => col.notNull())
+        /** JSON: what changed (kind by kind, src/common/activity.ts). */
+        .addColumn('data', 'text', (col) => col.notNull())
+        .addColumn('at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('activity_task').on('activity').columns(['task_id', 'id']).execute();
+
+      // The list cache's counter, per project now.
+      for (const event of ['insert', 'update', 'delete']) {
+        await sql`drop trigger ${sql.raw(`tasks_version_${event}`)}${pg ? sql` on tasks` : sql``}`.execute(
+          db,
+        );
+      }
+      if (pg) await sql`drop function tasklane_bump_task_versions()`.execute(db);
+      await db.schema.dropTable('task_versions').execute();
+      await db.schema
+        .createTable('project_versions')
+        .addColumn('project_id', 'integer', (col) => col.primaryKey())
+        .addColumn('version', 'bigint', (col) => col.notNull())
+        .execute();
+      if (pg) {
+        await sql`create function tasklane_bump_project_versions() returns trigger language plpgsql as $$
+          begin
+            insert into project_versions (project_id, version)
+              select distinct project_id, 1 from changed_rows
+              on conflict (project_id) do update set version = project_versions.version + 1;
+            return null;
+          end $$`.execute(db);
+        // An update is seen twice, through the rows before and after it: a move bumps both projects.
+        for (const [name, event, table] of [
+          ['insert', 'insert', 'new'],
+          ['update', 'update', 'new'],
+          ['update_old', 'update', 'old'],
+          ['delete', 'delete', 'old'],
+        ] as const) {
+          await sql`create trigger ${sql.raw(`tasks_version_${name}`)} after ${sql.raw(event)} on tasks
+            referencing ${sql.raw(table)} table as changed_rows
+            for each statement execute function tasklane_bump_project_versions()`.execute(db);
+        }
+        return;
+      }
+      const bump = (row: string) => sql`insert into project_versions (project_id, version)
+        values (${sql.raw(row)}.project_id, 1)
+        on conflict (project_id) do update set version = version + 1;`;
+      await sql`create trigger tasks_version_insert after insert on tasks begin ${bump('new')} end`.execute(
+        db,
+      );
+      await sql`create trigger tasks_version_update after update on tasks begin
+        ${bump('new')}
+        insert into project_versions (project_id, version) select old.project_id, 1
+          where old.project_id is not new.project_id
+          on conflict (project_id) do update set version = version + 1;
+        end`.execute(db);
+      await sql`create trigger tasks_version_delete after delete on tasks begin ${bump('old')} end`.execute(
+        db,
+      );
+    },
+  };
+}
+
+/**
+ * Web Push (issue 22, decision 036): the server's VAPID key pair when the environment gives none,
+ * one row that every instance inserts if absent and then reads, so all sign with the same key; and
+ * each browser's push subscription, one row per endpoint.
+ */
+function push(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('push_keys')
+        .addColumn('name', 'text', (col) => col.primaryKey())
+        .addColumn('public_key', 'text', (col) => col.notNull())
+        .addColumn('private_key', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable('push_subscriptions')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('endpoint', 'text', (col) => col.notNull().unique())
+        .addColumn('p256dh', 'text', (col) => col.notNull())
+        .addColumn('auth', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('push_subscriptions_user')
+        .on('push_subscriptions')
+        .column('user_id')
+        .execute();
+    },
+  };
+}
+
+/**
+ * Issue 22: time and recurring tasks. A user's IANA time zone (null: not yet set, read as 'UTC');
+ * a task's due time ('HH:MM') with the zone it was set in, so it never drifts; its RRULE and
+ * whether the next date counts from the due date or from completion (decision 032).
+ */
+function timeAndRecurrence(): Migration {
+  return {
+    async up(db: AnyDb) {
+      await db.schema.alterTable('users').addColumn('time_zone', 'text').execute();
+      await db.schema.alterTable('tasks').addColumn('due_time', 'text').execute();
+      await db.schema.alterTable('tasks').addColumn('due_time_zone', 'text').execute();
+      await db.schema.alterTable('tasks').addColumn('recurrence', 'text').execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('recurrence_from', 'text', (col) => col.notNull().defaultTo('due'))
+        .execute();
+    },
+  };
+}
+
+/**
+ * Issue 22 (decisions 034 and 035): the job queue every instance polls, reminders, one notification
+ * per person and event, and each person's channels. A job's `key` is unique, so nothing is ever
+ * enqueued twice; `locked_until` is the lease of the instance that claimed it.
+ */
+function notifications(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('jobs')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('key', 'text', (col) => col.notNull().unique())
+        .addColumn('kind', 'text', (col) => col.notNull())
+        /** JSON, by kind. */
+        .addColumn('payload', 'text', (col) => col.notNull())
+        /** 'pending', 'done' or 'failed' (tries exhausted). */
+        .addColumn('state', 'text', (col) => col.notNull())
+        .addColumn('run_at', c.timestamp, (col) => col.notNull())
+        .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (col) => col.notNull())
+        .addColumn('locked_until', c.timestamp)
+        .addColumn('locked_by', 'text')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('finished_at', c.timestamp)
+        .execute();
+      await db.schema.createIndex('jobs_due').on('jobs').columns(['state', 'run_at']).execute();
+
+      await db.schema
+        .createTable('reminders')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('at', c.timestamp)
+        .addColumn('relative_minutes', 'integer')
+        .addColumn('fired_at', c.timestamp)
+        .addColumn('created_by', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('reminders_task').on('reminders').columns(['task_id', 'id']).execute();
+
+      await db.schema
+        .createTable('notifications')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('kind', 'text', (col) => col.notNull())
+        .addColumn('task_id', 'integer', (col) => col.references('tasks.id').onDelete('cascade'))
+        .addColumn('project_id', 'integer', (col) => col.references('projects.id').onDelete('cascade'))
+        .addColumn('actor_id', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('title', 'text', (col) => col.notNull())
+        .addColumn('body', 'text', (col) => col.notNull())
+        /** JSON: what the e-mail needs beyond title and body (the digest's tasks). */
+        .addColumn('data', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('read_at', c.timestamp)
+        .execute();
+      await db.schema
+        .createIndex('notifications_user')
+        .on('notifications')
+        .columns(['user_id', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('notifications_user_unread')
+        .on('notifications')
+        .columns(['user_id', 'read_at'])
+        .execute();
+
+      await db.schema
+        .createTable('notification_settings')
+        .addColumn('user_id', 'integer', (col) => col.primaryKey().references('users.id').onDelete('cascade'))
+        /** JSON: NotificationSettings (src/common/notifications.ts). */
+        .addColumn('settings', 'text', (col) => col.notNull())
+        /** settings.email.digest, as a column the digest sweep can select by. */
+        .addColumn('email_digest', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -539,6 +874,12 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0009_calendar_feeds': calendarFeeds(dialect),
         '0010_ai_runs': aiRuns(dialect),
         '0011_fractional_positions': fractionalPositions(dialect),
+        '0012_completed_tasks_archived': completedTasksArchived(dialect),
+        '0013_projects': projects(dialect),
+        '0014_tasks_in_projects': tasksInProjects(dialect),
+        '0015_time_and_recurrence': timeAndRecurrence(),
+        '0016_notifications': notifications(dialect),
+        '0017_push': push(dialect),
       };
     },
   };

@@ -37,6 +37,8 @@ export interface UsersTable {
   two_factor_secret: string | null;
   /** The last 30-second step whose code was accepted: each step counts once, across instances. */
   two_factor_last_step: number | null;
+  /** IANA time zone (migration 0015); null: not yet set, read as 'UTC'. */
+  time_zone: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface SessionsTable {
@@ -183,6 +185,18 @@ export interface TasksTable {
   /** How many checklist items the task has, and how many are done (kept with every item change). */
   checklist_total: Generated<number>;
   checklist_done: Generated<number>;
+  /** The project the task is in (migration 0014); always written, though SQLite cannot say NOT NULL. */
+  project_id: number;
+  /** How many comments the task has (kept with every comment change). */
+  comment_count: Generated<number>;
+  /** 'HH:MM' or null (migration 0015); only with a due_date. */
+  due_time: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The IANA zone due_time is read in: the setter's zone when it was set. */
+  due_time_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An RFC 5545 RRULE (without the 'RRULE:' prefix) or null; only with a due_date. */
+  recurrence: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where the next date counts from: 'due' (default) or 'completion'. */
+  recurrence_from: ColumnType<'due' | 'completion', 'due' | 'completion' | undefined, 'due' | 'completion'>;
 }
 
 /** A step of a task (migration 0008); the owner is repeated from the task for scoped queries. */
@@ -238,9 +252,9 @@ export interface RateLimitsTable {
   expire: BigIntColumn | null;
 }
 
-/** Bumped by triggers on every change to a user's tasks (migration 0002). */
-export interface TaskVersionsTable {
-  user_id: number;
+/** Bumped by triggers on every change to a project's tasks (migration 0014; per user before it). */
+export interface ProjectVersionsTable {
+  project_id: number;
   version: BigIntColumn;
 }
 
@@ -283,6 +297,147 @@ export interface AiProposalsTable {
   created_at: Timestamp;
 }
 
+/**
+ * A project (migration 0013): a list shared with members. Each user has exactly one Inbox
+ * (is_inbox), made with the account and deleted only with it.
+ */
+export interface ProjectsTable {
+  id: Generated<number>;
+  name: string;
+  /** One of PROJECT_COLORS (src/common/projects.ts). */
+  color: string;
+  owner_id: number;
+  is_inbox: Bool;
+  archived: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Who may do what in a project; the owner has a row too (role 'owner'), so a role is one lookup. */
+export interface ProjectMembersTable {
+  project_id: number;
+  user_id: number;
+  /** One of PROJECT_ROLES (src/common/projects.ts). */
+  role: string;
+  added_at: Timestamp;
+}
+
+/** Who a task is assigned to (migration 0014): members of its project. */
+export interface TaskAssigneesTable {
+  task_id: number;
+  user_id: number;
+  assigned_at: Timestamp;
+}
+
+/** A comment on a task; the author is null once their account is deleted ('Deleted user'). */
+export interface CommentsTable {
+  id: Generated<number>;
+  task_id: number;
+  author_id: number | null;
+  /** Markdown as written (trimmed); rendered safely by the client. */
+  body: string;
+  created_at: Timestamp;
+  edited_at: NullableTimestamp;
+}
+
+/** The project members a comment mentions with `@username` (the notifications issue delivers them). */
+export interface CommentMentionsTable {
+  comment_id: number;
+  user_id: number;
+}
+
+/** What happened to a task, written in the transaction of the change (kinds in src/common/activity.ts). */
+export interface ActivityTable {
+  id: Generated<number>;
+  task_id: number;
+  actor_id: number | null;
+  kind: string;
+  /** JSON, by kind. */
+  data: string;
+  at: Timestamp;
+}
+
+/**
+ * The VAPID key pair (migration 0017) when VAPID_PUBLIC_KEY/VAPID_PRIVATE_KEY are unset: one row,
+ * name 'vapid', inserted if absent by whichever instance starts first (decision 036).
+ * Base64url: the public key an uncompressed P-256 point, the private key its 32-byte scalar.
+ */
+export interface PushKeysTable {
+  name: string;
+  public_key: string;
+  private_key: string;
+  created_at: Timestamp;
+}
+
+/** One browser's Web Push subscription (migration 0017); the endpoint is the push service's URL. */
+export interface PushSubscriptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  endpoint: string;
+  /** The browser's P-256 public key, base64url. */
+  p256dh: string;
+  /** The browser's 16-byte auth secret, base64url. */
+  auth: string;
+  created_at: Timestamp;
+}
+
+/** The job queue (migration 0016, decision 034): one row per job, claimed with a lease. */
+export interface JobsTable {
+  id: Generated<number>;
+  /** Unique: the same job is never enqueued twice. */
+  key: string;
+  kind: string;
+  /** JSON, by kind. */
+  payload: string;
+  state: 'pending' | 'done' | 'failed';
+  run_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  max_attempts: number;
+  /** The claiming instance's lease: another may claim the job once it has passed. */
+  locked_until: NullableTimestamp;
+  /** The claim's random token: only its holder may finish the job. */
+  locked_by: string | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+/** A task's reminder: a fixed moment (`at`) or minutes before each due date-time. */
+export interface RemindersTable {
+  id: Generated<number>;
+  task_id: number;
+  at: NullableTimestamp;
+  relative_minutes: number | null;
+  fired_at: NullableTimestamp;
+  created_by: number | null;
+  created_at: Timestamp;
+}
+
+/** One per person and event (src/common/notifications.ts kinds). */
+export interface NotificationsTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: string;
+  task_id: number | null;
+  project_id: number | null;
+  actor_id: number | null;
+  title: string;
+  body: string;
+  /** JSON: what the e-mail needs beyond title and body (the digest's tasks). */
+  data: string | null;
+  created_at: Timestamp;
+  read_at: NullableTimestamp;
+}
+
+/** A person's channels; defaults (DEFAULT_NOTIFICATION_SETTINGS) until they save some. */
+export interface NotificationSettingsTable {
+  user_id: number;
+  /** JSON: NotificationSettings. */
+  settings: string;
+  email_digest: Bool;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -295,8 +450,14 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   access_requests: AccessRequestsTable;
   agents: AgentsTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
   tasks: TasksTable;
-  task_versions: TaskVersionsTable;
+  project_versions: ProjectVersionsTable;
+  task_assignees: TaskAssigneesTable;
+  comments: CommentsTable;
+  comment_mentions: CommentMentionsTable;
+  activity: ActivityTable;
   checklist_items: ChecklistItemsTable;
   calendar_feeds: CalendarFeedsTable;
   files: FilesTable;
@@ -305,6 +466,12 @@ export interface Database {
   ai_proposals: AiProposalsTable;
   audit_log: AuditLogTable;
   rate_limits: RateLimitsTable;
+  jobs: JobsTable;
+  reminders: RemindersTable;
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
+  push_keys: PushKeysTable;
+  push_subscriptions: PushSubscriptionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -320,3 +487,7 @@ export type FileRow = Selectable<FilesTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type ProjectMemberRow = Selectable<ProjectMembersTable>;
+export type CommentRow = Selectable<CommentsTable>;
+export type ActivityRow = Selectable<ActivityTable>;

@@ -2,12 +2,25 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TaskFile } from '../../common/files';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ActivityEntry, taskActivityPath } from '../../common/activity';
+import { FILE_COUNTS_PATH, type TaskFile, taskFilesPath } from '../../common/files';
+import { PROJECT_MESSAGES } from '../../common/projects';
+import { ACCESS_MESSAGES } from '../access';
 import { nowIso } from '../db/values';
 import { SESSION_COOKIE } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import {
+  CALLERS,
+  type Caller,
+  expectedAnswers,
+  listenToTeam,
+  shareProject,
+  signUpTeam,
+  type Team,
+} from '../testing/team';
 import { contentDisposition, FILE_MESSAGES, sanitizeFileName, servedContentType } from './service';
 import { createDiskFileStore, instanceId } from './store';
 
@@ -80,6 +93,7 @@ describe.each(testDialects)('files on %s', (dialect) => {
       .insertInto('tasks')
       .values({
         user_id: user.user.id,
+        project_id: user.inboxId,
         title,
         completed: false,
         archived: false,
@@ -514,6 +528,169 @@ describe.each(testDialects)('files on %s', (dialect) => {
     expect(incoming()).toEqual(['b'.repeat(32)]);
     await t.ctx.fileStore.sweepIncomplete(0);
     expect(incoming()).toEqual([]);
+  });
+});
+
+describe.each(testDialects)('files in a shared project on %s', (dialect) => {
+  let t: TestApp;
+  let team: Team;
+  let projectId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    team = await signUpTeam(t);
+    projectId = await shareProject(team);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const upload = (user: TestUser, taskId: number, name: string) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/tasks/${taskId}/files`,
+      headers: { ...user.headers, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      payload: multipartBody([filePart(name, `content of ${name}`, 'text/plain')]),
+    });
+
+  /** A task of the shared project with one file, uploaded by its editor. */
+  async function taskWithFile(): Promise<{ taskId: number; file: TaskFile }> {
+    const created = await team.editor.request('POST', '/api/tasks', { title: 'Launch', projectId });
+    expect(created.statusCode, created.body).toBe(201);
+    const taskId = (created.json() as { id: number }).id;
+    const uploaded = await upload(team.editor, taskId, 'plan.txt');
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+    return { taskId, file: (uploaded.json() as TaskFile[])[0]! };
+  }
+  const filesOf = async (taskId: number) =>
+    (await team.owner.request('GET', `/api/tasks/${taskId}/files`)).json() as TaskFile[];
+  const fileActivity = async (taskId: number) =>
+    ((await team.owner.request('GET', `/api/tasks/${taskId}/activity`)).json() as ActivityEntry[])
+      .filter((entry) => entry.kind === 'file_added' || entry.kind === 'file_removed')
+      .map((entry) => ({ kind: entry.kind, ...entry.data }));
+
+  type Route = {
+    name: string;
+    call: (caller: TestUser, taskId: number, file: TaskFile) => Promise<LightMyRequestResponse>;
+    expected: Record<Caller, number>;
+    notFound: string;
+    activity?: { kind: string; fileName: string };
+  };
+  const routes: Route[] = [
+    {
+      name: 'GET /api/tasks/:taskId/files',
+      call: (caller, taskId) => caller.request('GET', `/api/tasks/${taskId}/files`),
+      expected: expectedAnswers('viewer', 200),
+      notFound: FILE_MESSAGES.taskNotFound,
+    },
+    {
+      name: 'POST /api/tasks/:taskId/files',
+      call: (caller, taskId) => upload(caller, taskId, 'notes.txt'),
+      expected: expectedAnswers('editor', 201),
+      notFound: FILE_MESSAGES.taskNotFound,
+      activity: { kind: 'file_added', fileName: 'notes.txt' },
+    },
+    {
+      name: 'GET /api/files/:id/download',
+      call: (caller, _taskId, file) => caller.request('GET', `/api/files/${file.id}/download`),
+      expected: expectedAnswers('viewer', 200),
+      notFound: FILE_MESSAGES.fileNotFound,
+    },
+    {
+      name: 'DELETE /api/files/:id',
+      call: (caller, _taskId, file) => caller.request('DELETE', `/api/files/${file.id}`),
+      expected: expectedAnswers('editor', 204),
+      notFound: FILE_MESSAGES.fileNotFound,
+      activity: { kind: 'file_removed', fileName: 'plan.txt' },
+    },
+  ];
+
+  it.each(routes)(
+    '$name follows the role table; a non-member gets 404 and changes nothing',
+    async (route) => {
+      const got: Record<string, number> = {};
+      for (const caller of CALLERS) {
+        const { taskId, file } = await taskWithFile();
+        const before = await fileActivity(taskId);
+        const response = await route.call(team[caller], taskId, file);
+        got[caller] = response.statusCode;
+        const after = await fileActivity(taskId);
+        if (response.statusCode >= 400) {
+          const { message } = response.json() as { message: string };
+          expect(response.json()).toEqual({ message });
+          if (response.statusCode === 403) expect(message).toBe(ACCESS_MESSAGES.editor);
+          else expect(message).toBe(route.notFound);
+          expect(await filesOf(taskId)).toEqual([file]);
+          expect(after).toEqual(before);
+        } else if (route.activity) {
+          expect(after).toEqual([route.activity, ...before]);
+        } else {
+          expect(after).toEqual(before);
+        }
+        if (response.statusCode === 200 && route.name.endsWith('download')) {
+          expect(response.body).toBe('content of plan.txt');
+        }
+      }
+      expect(got).toEqual(route.expected);
+    },
+  );
+
+  it('an upload records who uploaded; the upload activity and lists reach every member, not the non-member', async () => {
+    const { taskId } = await taskWithFile();
+    const { heard, stop } = await listenToTeam(t, team);
+    try {
+      const response = await upload(team.admin, taskId, 'more.txt');
+      expect(response.statusCode).toBe(201);
+      await expect
+        .poll(() => CALLERS.filter((caller) => heard[caller].includes(taskFilesPath(taskId))))
+        .toEqual(CALLERS.filter((caller) => caller !== 'non-member'));
+      expect(heard.viewer).toEqual(expect.arrayContaining([FILE_COUNTS_PATH, taskActivityPath(taskId)]));
+      expect(heard['non-member']).toEqual([]);
+    } finally {
+      stop();
+    }
+    const row = await t.ctx.db.kysely
+      .selectFrom('files')
+      .select('user_id')
+      .where('original_name', '=', 'more.txt')
+      .executeTakeFirstOrThrow();
+    expect(row.user_id).toBe(team.admin.user.id);
+  });
+
+  it("counts the files of every project's tasks the caller can see, and none of others'", async () => {
+    const { taskId } = await taskWithFile();
+    const mine = (await team['non-member'].request('POST', '/api/tasks', { title: 'Mine' })).json() as {
+      id: number;
+    };
+    expect((await upload(team['non-member'], mine.id, 'own.txt')).statusCode).toBe(201);
+    const viewerCounts = (await team.viewer.request('GET', FILE_COUNTS_PATH)).json() as Record<
+      string,
+      number
+    >;
+    expect(viewerCounts[taskId]).toBe(1);
+    expect(viewerCounts[mine.id]).toBeUndefined();
+    const outsiderCounts = (await team['non-member'].request('GET', FILE_COUNTS_PATH)).json();
+    expect(outsiderCounts).toEqual({ [mine.id]: 1 });
+  });
+
+  it('an archived project is read-only: 409 for an upload or a delete, downloads still work', async () => {
+    const oldProject = await shareProject(team, 'Old');
+    const task = (
+      await team.owner.request('POST', '/api/tasks', { title: 'Old', projectId: oldProject })
+    ).json();
+    const [file] = (await upload(team.owner, task.id, 'old.txt')).json() as TaskFile[];
+    expect(
+      (await team.owner.request('PATCH', `/api/projects/${oldProject}`, { archived: true })).statusCode,
+    ).toBe(200);
+    for (const response of [
+      await upload(team.editor, task.id, 'late.txt'),
+      await team.editor.request('DELETE', `/api/files/${file!.id}`),
+    ]) {
+      expect([response.statusCode, response.json()]).toEqual([409, { message: PROJECT_MESSAGES.archived }]);
+    }
+    expect((await team.viewer.request('GET', `/api/files/${file!.id}/download`)).body).toBe(
+      'content of old.txt',
+    );
   });
 });
 

@@ -19,46 +19,38 @@ export const toTaskFile = (row: FileRow): TaskFile => ({
   createdAt: toIso(row.created_at),
 });
 
-/** Every lookup goes through the file's own task and its owner, never through an id alone. */
+/**
+ * Queries of files, keyed by task. Who may see or change them is the access module's answer
+ * (decision 029), asked by the service before any of these runs; `files.user_id` only says who
+ * uploaded a file.
+ */
 export function createFileRepository(db: Kysely<Database>) {
   return {
-    taskOwnedBy: async (taskId: number, userId: number): Promise<boolean> =>
-      (await db
-        .selectFrom('tasks')
-        .select('id')
-        .where('id', '=', taskId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst()) !== undefined,
+    /** How many files each task of these projects has; tasks with none are absent. */
+    countsByTask: async (projectIds: number[]): Promise<Array<{ taskId: number; count: number }>> =>
+      projectIds.length === 0
+        ? []
+        : db
+            .selectFrom('files')
+            .innerJoin('tasks', 'tasks.id', 'files.task_id')
+            .select(['files.task_id as taskId', (eb) => eb.fn.countAll<number>().as('count')])
+            .where('tasks.project_id', 'in', projectIds)
+            .groupBy('files.task_id')
+            .execute(),
 
-    countsByTask: (userId: number): Promise<Array<{ taskId: number; count: number }>> =>
+    listForTask: (taskId: number): Promise<FileRow[]> =>
       db
         .selectFrom('files')
-        .innerJoin('tasks', 'tasks.id', 'files.task_id')
-        .select(['files.task_id as taskId', (eb) => eb.fn.countAll<number>().as('count')])
-        .where('tasks.user_id', '=', userId)
-        .groupBy('files.task_id')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .orderBy('created_at')
+        .orderBy('id')
         .execute(),
 
-    listForTask: (taskId: number, userId: number): Promise<FileRow[]> =>
-      db
-        .selectFrom('files')
-        .innerJoin('tasks', 'tasks.id', 'files.task_id')
-        .selectAll('files')
-        .where('files.task_id', '=', taskId)
-        .where('tasks.user_id', '=', userId)
-        .orderBy('files.created_at')
-        .orderBy('files.id')
-        .execute(),
+    find: (fileId: number): Promise<FileRow | undefined> =>
+      db.selectFrom('files').selectAll().where('id', '=', fileId).executeTakeFirst(),
 
-    findOwned: (fileId: number, userId: number): Promise<FileRow | undefined> =>
-      db
-        .selectFrom('files')
-        .innerJoin('tasks', 'tasks.id', 'files.task_id')
-        .selectAll('files')
-        .where('files.id', '=', fileId)
-        .where('tasks.user_id', '=', userId)
-        .executeTakeFirst(),
-
+    /** Records the files of a task, uploaded by `userId`. */
     insertMany: (taskId: number, userId: number, files: NewFile[]): Promise<FileRow[]> => {
       const createdAt = nowIso();
       return db
@@ -78,13 +70,13 @@ export function createFileRepository(db: Kysely<Database>) {
         .execute();
     },
 
-    /** Deletes the row when it is the caller's; returns what is needed to clean up after it. */
-    deleteOwned: (fileId: number, userId: number) =>
+    /** Deletes the row while it is still the task's; returns what is needed to clean up after it. */
+    delete: (fileId: number, taskId: number) =>
       db
         .deleteFrom('files')
         .where('id', '=', fileId)
-        .where('task_id', 'in', db.selectFrom('tasks').select('id').where('user_id', '=', userId))
-        .returning(['storage_key', 'task_id'])
+        .where('task_id', '=', taskId)
+        .returning(['storage_key', 'original_name'])
         .executeTakeFirst(),
   };
 }

@@ -9,39 +9,35 @@ import {
   fileListSchema,
   fileParamsSchema,
   taskFilesParamsSchema,
-  taskFilesPath,
   UPLOAD_FIELD,
+  UPLOAD_LIMITS,
   uploadFilesBodySchema,
 } from '../../common/files';
+import type { Access } from '../access';
 import type { Database } from '../db';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
-import type { LiveBus } from '../live/bus';
-import { createFileRepository } from './repository';
-import {
-  contentDisposition,
-  createFileService,
-  FILE_MESSAGES,
-  servedContentType,
-  UPLOAD_LIMITS,
-} from './service';
+import type { ProjectEvents } from '../live/projects';
+import { contentDisposition, createFileService, FILE_MESSAGES, servedContentType } from './service';
 import { type FileStore, UPLOAD_BUFFER_BYTES } from './store';
 
 /** What the files feature is given by the app. */
 export interface FileFeatureDeps {
   db: Kysely<Database>;
   store: FileStore;
-  live: LiveBus;
+  access: Access;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
   maxUploadBytes: number;
   logger: FastifyBaseLogger;
 }
 
 export async function fileRoutes(
   fastify: FastifyInstance,
-  { db, store, live, maxUploadBytes, logger }: FileFeatureDeps,
+  { db, store, access, projectEvents, maxUploadBytes, logger }: FileFeatureDeps,
 ) {
-  const service = createFileService({ files: createFileRepository(db), store, maxUploadBytes, logger });
+  const service = createFileService({ db, store, maxUploadBytes, logger, access, projectEvents });
 
   // Its own scope, so only these routes accept multipart bodies.
   await fastify.register(async (scope) => {
@@ -66,10 +62,11 @@ export async function fileRoutes(
     app.get(
       FILE_COUNTS_PATH,
       {
-        preHandler: requireUser,
+        onRequest: requireUser,
         schema: {
           summary: 'How many files each of your tasks has',
-          description: 'By task id; tasks with no files are absent.',
+          description:
+            'By task id, for the tasks of every project you belong to; tasks with no files are absent.',
           tags: ['Files'],
           operationId: 'getFileCounts',
           response: { 200: fileCountsSchema },
@@ -81,9 +78,10 @@ export async function fileRoutes(
     app.get(
       '/api/tasks/:taskId/files',
       {
-        preHandler: requireUser,
+        onRequest: requireUser,
         schema: {
           summary: 'The files of a task',
+          description: "Any member of the task's project (viewer or more).",
           tags: ['Files'],
           operationId: 'listTaskFiles',
           params: taskFilesParamsSchema,
@@ -96,10 +94,10 @@ export async function fileRoutes(
     app.post(
       '/api/tasks/:taskId/files',
       {
-        preHandler: requireUser,
+        onRequest: requireUser,
         schema: {
           summary: 'Attach files to a task',
-          description: `A multipart form with the field \`${UPLOAD_FIELD}\` once per file; each file is limited in size (413). Answers the files stored.`,
+          description: `A multipart form with the field \`${UPLOAD_FIELD}\` once per file; each file is limited in size (413). Answers the files stored. Editors of the task's project and above (403 below).`,
           tags: ['Files'],
           operationId: 'uploadTaskFiles',
           params: taskFilesParamsSchema,
@@ -108,22 +106,20 @@ export async function fileRoutes(
         },
       },
       async (request, reply) => {
-        const { taskId } = request.params;
         const userId = currentUser(request).id;
-        await service.requireTask(taskId, userId);
+        const task = await service.writableTask(request.params.taskId, userId);
         if (!request.isMultipart()) throw new HttpError(415, FILE_MESSAGES.notMultipart);
-        const files = await service.upload(taskId, userId, request.parts());
-        live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
-        return reply.code(201).send(files);
+        return reply.code(201).send(await service.upload(task, userId, request.parts()));
       },
     );
 
     app.delete(
       '/api/files/:id',
       {
-        preHandler: requireUser,
+        onRequest: requireUser,
         schema: {
           summary: 'Delete a file',
+          description: "Editors of the task's project and above (403 below).",
           tags: ['Files'],
           operationId: 'deleteFile',
           params: fileParamsSchema,
@@ -131,9 +127,7 @@ export async function fileRoutes(
         },
       },
       async (request, reply) => {
-        const userId = currentUser(request).id;
-        const { taskId } = await service.remove(request.params.id, userId);
-        live.publish(userId, [taskFilesPath(taskId), FILE_COUNTS_PATH]);
+        await service.remove(request.params.id, currentUser(request).id);
         return reply.code(204).send();
       },
     );
@@ -142,13 +136,14 @@ export async function fileRoutes(
     app.get(
       '/api/files/:id/download',
       {
-        preHandler: requireUser,
+        onRequest: requireUser,
         exposeHeadRoute: false,
         // The file goes as stored: its length and byte ranges hold.
         compress: false,
         schema: {
           summary: 'Download a file',
-          description: 'A plain link works in the browser: the session cookie is enough for a GET.',
+          description:
+            "Any member of the task's project (viewer or more). A plain link works in the browser: the session cookie is enough for a GET.",
           tags: ['Files'],
           operationId: 'downloadFile',
           params: fileParamsSchema,

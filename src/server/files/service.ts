@@ -1,14 +1,26 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
 import parseRange from 'range-parser';
-import { type FileCounts, formatFileSize, type TaskFile, UPLOAD_FIELD } from '../../common/files';
+import { taskActivityPath } from '../../common/activity';
+import {
+  FILE_COUNTS_PATH,
+  type FileCounts,
+  formatFileSize,
+  type TaskFile,
+  taskFilesPath,
+  UPLOAD_FIELD,
+  UPLOAD_LIMITS,
+} from '../../common/files';
+import type { ProjectRole } from '../../common/projects';
+import type { Access } from '../access';
+import { recordActivity } from '../activity/repository';
+import type { Database, FileRow, TaskRow } from '../db/schema';
 import { badRequest, HttpError, notFound } from '../http/errors';
-import { type FileRepository, type NewFile, toTaskFile } from './repository';
+import type { ProjectEvents } from '../live/projects';
+import { createFileRepository, type NewFile, toTaskFile } from './repository';
 import { type ByteRange, type FileStore, FileTooLargeError } from './store';
-
-/** Per request: enough for any real use of the picker, small enough to bound one request's work. */
-export const UPLOAD_LIMITS = { files: 20, fields: 10, fieldSize: 1024, parts: 30 } as const;
 
 const MAX_NAME_LENGTH = 255;
 /** Extensions longer than this are not kept apart when a long name is shortened. */
@@ -118,43 +130,77 @@ function uploadError(error: unknown): unknown {
 }
 
 export interface FileServiceDeps {
-  files: FileRepository;
+  db: Kysely<Database>;
   store: FileStore;
   maxUploadBytes: number;
   logger: FastifyBaseLogger;
+  access: Access;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
 }
 
-export function createFileService({ files, store, maxUploadBytes, logger }: FileServiceDeps) {
+/**
+ * Files of a task (spec §7). Who may see or change them is the task's project's role table
+ * (decision 029, the access module): viewers list and download, editors upload and delete; a file
+ * of a task the caller cannot see does not exist (404). Uploads and deletes write the task's
+ * activity in the transaction of the row.
+ */
+export function createFileService({
+  db,
+  store,
+  maxUploadBytes,
+  logger,
+  access,
+  projectEvents,
+}: FileServiceDeps) {
+  const files = createFileRepository(db);
   const removeBlobs = async (keys: string[]) => {
     for (const key of keys) {
       await store.remove(key).catch((error) => logger.error({ err: error, key }, 'could not remove a blob'));
     }
   };
+  const changed = (projectId: number, taskId: number) =>
+    projectEvents([projectId], [taskFilesPath(taskId), FILE_COUNTS_PATH, taskActivityPath(taskId)]);
 
-  const requireTask = async (taskId: number, userId: number) => {
-    if (!(await files.taskOwnedBy(taskId, userId))) throw notFound('Task');
+  /** The file and its task, when the caller's role in the task's project is at least `needed`. */
+  const requireFile = async (userId: number, fileId: number, needed: ProjectRole) => {
+    const row = await files.find(fileId);
+    if (!row) throw notFound('File');
+    try {
+      const { task } = await access.requireTask({ id: userId }, row.task_id, needed);
+      return { row, task };
+    } catch (error) {
+      // A file of a task the caller cannot see is answered as one that does not exist.
+      if (error instanceof HttpError && error.statusCode === 404) throw notFound('File');
+      throw error;
+    }
   };
 
   return {
-    requireTask,
+    /** The task files may be added to (editor or more); asked before the upload's body is read. */
+    writableTask: async (taskId: number, userId: number): Promise<TaskRow> =>
+      (await access.requireTask({ id: userId }, taskId, 'editor')).task,
 
+    /** How many files each task of every project the caller belongs to has. */
     async counts(userId: number): Promise<FileCounts> {
-      const rows = await files.countsByTask(userId);
+      const rows = await files.countsByTask([...(await access.memberships(userId)).keys()]);
       return Object.fromEntries(rows.map((row) => [String(row.taskId), Number(row.count)]));
     },
 
     async list(taskId: number, userId: number): Promise<TaskFile[]> {
-      await requireTask(taskId, userId);
-      return (await files.listForTask(taskId, userId)).map(toTaskFile);
+      await access.requireTask({ id: userId }, taskId, 'viewer');
+      return (await files.listForTask(taskId)).map(toTaskFile);
     },
 
     /**
-     * Streams every file part into the store, then records them all in one insert. Whatever fails
-     * (too large, aborted, a bad part, the database), the blobs this request stored are removed.
-     * The caller has checked the task with requireTask before reading the body.
+     * Streams every file part into the store, then records them all in one insert, with a
+     * `file_added` activity entry each. Whatever fails (too large, aborted, a bad part, the
+     * database), the blobs this request stored are removed. `task` comes from writableTask, asked
+     * before the body was read.
      */
-    async upload(taskId: number, userId: number, parts: AsyncIterable<UploadPart>): Promise<TaskFile[]> {
+    async upload(task: TaskRow, userId: number, parts: AsyncIterable<UploadPart>): Promise<TaskFile[]> {
       const stored: NewFile[] = [];
+      let rows: FileRow[];
       try {
         for await (const part of parts) {
           if (part.type !== 'file' || !part.file) continue;
@@ -176,18 +222,30 @@ export function createFileService({ files, store, maxUploadBytes, logger }: File
           }
         }
         if (stored.length === 0) throw badRequest(FILE_MESSAGES.noFiles);
-        const rows = await files.insertMany(taskId, userId, stored);
-        return rows.sort((a, b) => a.id - b.id).map(toTaskFile);
+        rows = await db.transaction().execute(async (trx) => {
+          const inserted = await createFileRepository(trx).insertMany(task.id, userId, stored);
+          await recordActivity(
+            trx,
+            stored.map((file) => ({
+              taskId: task.id,
+              actorId: userId,
+              kind: 'file_added' as const,
+              data: { fileName: file.originalName },
+            })),
+          );
+          return inserted;
+        });
       } catch (error) {
         await removeBlobs(stored.map((f) => f.storageKey));
         throw uploadError(error);
       }
+      await changed(task.project_id, task.id);
+      return rows.sort((a, b) => a.id - b.id).map(toTaskFile);
     },
 
     /** The file and its content, or the part of it `rangeHeader` asks for. */
     async open(fileId: number, userId: number, rangeHeader?: string) {
-      const row = await files.findOwned(fileId, userId);
-      if (!row) throw notFound('File');
+      const { row } = await requireFile(userId, fileId, 'viewer');
       const file = toTaskFile(row);
       const range = requestedRange(rangeHeader, file.fileSize);
       const stream = await store.get(row.storage_key, range ?? undefined);
@@ -198,12 +256,19 @@ export function createFileService({ files, store, maxUploadBytes, logger }: File
       return { file, stream, range };
     },
 
-    /** Returns the task the file belonged to. */
-    async remove(fileId: number, userId: number): Promise<{ taskId: number }> {
-      const deleted = await files.deleteOwned(fileId, userId);
-      if (!deleted) throw notFound('File');
+    /** Deletes the row with a `file_removed` activity entry, then the blob. */
+    async remove(fileId: number, userId: number): Promise<void> {
+      const { task } = await requireFile(userId, fileId, 'editor');
+      const deleted = await db.transaction().execute(async (trx) => {
+        const row = await createFileRepository(trx).delete(fileId, task.id);
+        if (!row) throw notFound('File');
+        await recordActivity(trx, [
+          { taskId: task.id, actorId: userId, kind: 'file_removed', data: { fileName: row.original_name } },
+        ]);
+        return row;
+      });
       await removeBlobs([deleted.storage_key]);
-      return { taskId: deleted.task_id };
+      await changed(task.project_id, task.id);
     },
   };
 }

@@ -35,22 +35,19 @@ describe.runIf(process.env.TEST_DATABASE_URL)('the database going away', () => {
       AUTH_RATE_LIMIT_PER_ACCOUNT: '1000',
     });
     db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    ({ app } = await buildApp({ config, db, logger: false }));
+    const built = await buildApp({ config, db, logger: false });
+    app = built.app;
     await app.ready();
-    await db.kysely
-      .insertInto('users')
-      .values({
-        username: 'owner',
-        first_name: 'Owner',
-        email: 'owner@example.com',
-        password_hash: await hashPassword('owner-password', FIXTURE_HASH_COST),
-        is_admin: true,
-        is_suspended: false,
-        is_bootstrap: false,
-        created_at: new Date().toISOString(),
-        updated_at: new Date().toISOString(),
-      })
-      .execute();
+    // As every account is made: with its Inbox.
+    await built.ctx.users.insert({
+      username: 'owner',
+      first_name: 'Owner',
+      email: 'owner@example.com',
+      password_hash: await hashPassword('owner-password', FIXTURE_HASH_COST),
+      is_admin: true,
+      is_suspended: false,
+      is_bootstrap: false,
+    });
     const login = await app.inject({
       method: 'POST',
       url: '/api/auth/login',

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { setSecurityHeaders } from './security';
 
 /** An error whose message is safe to show: it leaves the server as `{message}` with its status. */
 export class HttpError extends Error {
@@ -63,6 +64,8 @@ const fastifyMessages: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported content type.',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body length does not match its Content-Length.',
+  FST_ERR_BAD_URL: 'This address is not valid.',
+  FST_ERR_MAX_PARAM_LENGTH: 'This address is too long.',
 };
 
 /**
@@ -70,32 +73,43 @@ const fastifyMessages: Record<string, string> = {
  * Anything unexpected is logged and answered with a generic 500 that reveals nothing.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
-    if (error instanceof HttpError) {
-      return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
-    }
-    // An id in the path that cannot be one names nothing that exists: 404, as for an unknown id.
-    if ((error as { validationContext?: string }).validationContext === 'params') {
-      return reply.code(404).send({ message: 'Not found: there is nothing with that id.' });
-    }
-    if (error instanceof ZodError) {
-      return reply.code(400).send({ message: error.issues[0]?.message ?? 'Invalid request.' });
-    }
-    const status = (error as FastifyError).statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const code = (error as FastifyError).code ?? '';
-      const message = fastifyMessages[code] ?? error.message;
-      if (status === 429) reply.header('Retry-After', reply.getHeader('retry-after') ?? '60');
-      return reply.code(status).send({ message });
-    }
-    if (isDatabaseUnavailable(error)) {
-      request.log.warn({ code: (error as { code?: string }).code }, 'database unavailable');
-      return reply
-        .code(503)
-        .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
-        .send({ message: DATABASE_UNAVAILABLE });
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ message: 'Something went wrong on our side. Please try again.' });
-  });
+  app.setErrorHandler(answerError);
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's own errors (a path that cannot be decoded, a parameter
+ * over its length), raised before any hook runs, get the same answer and headers as the rest.
+ */
+export function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  setSecurityHeaders(reply);
+  return answerError(error, request, reply);
+}
+
+function answerError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof HttpError) {
+    return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
+  }
+  // An id in the path that cannot be one names nothing that exists: 404, as for an unknown id.
+  if ((error as { validationContext?: string }).validationContext === 'params') {
+    return reply.code(404).send({ message: 'Not found: there is nothing with that id.' });
+  }
+  if (error instanceof ZodError) {
+    return reply.code(400).send({ message: error.issues[0]?.message ?? 'Invalid request.' });
+  }
+  const status = (error as FastifyError).statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = (error as FastifyError).code ?? '';
+    const message = fastifyMessages[code] ?? error.message;
+    if (status === 429) reply.header('Retry-After', reply.getHeader('retry-after') ?? '60');
+    return reply.code(status).send({ message });
+  }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ code: (error as { code?: string }).code }, 'database unavailable');
+    return reply
+      .code(503)
+      .header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS))
+      .send({ message: DATABASE_UNAVAILABLE });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return reply.code(500).send({ message: 'Something went wrong on our side. Please try again.' });
 }

@@ -1,60 +1,76 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020 from 'ajv/dist/2020.js';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import packageJson from '../../../package.json';
+import { UPLOAD_LIMITS } from '../../common/files';
+import { MAX_ID } from '../../common/ids';
 import type { CreatedToken } from '../../common/tokens';
-import { createTestApp, type TestApp } from '../testing/app';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import {
+  type Document,
+  documentedResponse,
+  fetchDocument,
+  type Json,
+  resolved,
+} from '../testing/openapi-document';
 import { DOCS_PATH, OPENAPI_PATH, registerOpenApi } from './openapi';
 import { registerSecurityHeaders } from './security';
 import { requireSessionAuth, requireUser } from './session';
 import { serializerCompiler, validatorCompiler } from './zod';
 
-type Json = Record<string, unknown>;
-interface Operation {
-  operationId?: string;
-  summary?: string;
-  tags?: string[];
-  security?: Array<Record<string, string[]>>;
-  requestBody?: { content: Record<string, { schema: Json }> };
-  responses: Record<
-    string,
-    { description?: string; content?: Record<string, { schema: Json }>; $ref?: string }
-  >;
-}
-interface Document {
-  openapi: string;
-  paths: Record<string, Record<string, Operation>>;
-  components: {
-    schemas: Record<string, Json>;
-    securitySchemes: Record<string, Json>;
-    responses: Record<string, Operation['responses'][string]>;
-  };
-}
-
 const ALL_SCHEMES = [{ bearer: [] }, { sessionHeader: [] }, { sessionCookie: [] }];
 const SESSION_SCHEMES = [{ sessionHeader: [] }, { sessionCookie: [] }];
 
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The Redocly CLI issue 20 names, pinned in package.json. */
+const REDOCLY_VERSION = packageJson.devDependencies['@redocly/cli'];
+
+interface LintReport {
+  version: string;
+  totals: { errors: number; warnings: number; ignored: number };
+  problems: Array<{
+    ruleId: string;
+    severity: string;
+    message: string;
+    location: Array<{ pointer: string }>;
+  }>;
+}
+
+/**
+ * `redocly lint` with the project's redocly.yaml, as a child process: @redocly/cli 2.x is one
+ * bundle with no programmatic API (its lint engine, @redocly/openapi-core, is bundled in, and the
+ * last one published on its own is older than the CLI), and this is the very check issue 20 names.
+ */
+async function redoclyLint(file: string): Promise<LintReport> {
+  const cli = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
+  const args = [cli, 'lint', '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`, file];
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_TELEMETRY: 'off' },
+    });
+    return JSON.parse(stdout) as LintReport;
+  } catch (error) {
+    // It exits 1 when it finds an error; the report is on stdout all the same.
+    const { stdout } = error as { stdout?: string };
+    if (!stdout) throw error;
+    return JSON.parse(stdout) as LintReport;
+  }
+}
+
 /** `/api/tasks/:id` as OpenAPI writes it: `/api/tasks/{id}`. */
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-
-async function fetchDocument(t: TestApp): Promise<Document> {
-  const response = await t.app.inject({ method: 'GET', url: OPENAPI_PATH });
-  expect(response.statusCode).toBe(200);
-  return response.json() as Document;
-}
-
-/** A documented schema with its `#/components/schemas/...` references filled in, for a JSON Schema validator. */
-function resolved(document: Document, schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => resolved(document, s));
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const ref = (schema as { $ref?: string }).$ref;
-  if (ref?.startsWith('#/components/schemas/')) {
-    return resolved(document, document.components.schemas[ref.slice('#/components/schemas/'.length)]);
-  }
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, resolved(document, v)]));
-}
 
 describe('the OpenAPI document', () => {
   let t: TestApp;
@@ -186,6 +202,207 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the contract tools rely on', () => {
+  let t: TestApp;
+  let document: Document;
+  let user: TestUser;
+  const body = (path: string, method: string, media = 'application/json') => {
+    const schema = document.paths[path]?.[method]?.requestBody?.content[media]?.schema;
+    expect(schema, `${method} ${path} ${media}`).toBeDefined();
+    return schema as Json & { properties: Record<string, Json> };
+  };
+
+  beforeAll(async () => {
+    // A deployment's address: Redocly rightly warns of a document whose server is localhost.
+    t = await createTestApp('sqlite', { env: { APP_URL: 'https://tasks.example.org' } });
+    document = await fetchDocument(t);
+    user = await t.signUp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('names the server at APP_URL and the project’s licence (MIT, as package.json and LICENSE say)', async () => {
+    expect(document.servers).toEqual([{ url: t.ctx.config.appUrl }]);
+    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    expect(packageJson.license).toBe('MIT');
+    const licence = await fs.readFile(path.join(ROOT, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License/);
+  });
+
+  it('marks every e-mail field a request sends as `format: email`', () => {
+    const emails: string[] = [];
+    for (const [route, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const { schema } of Object.values(operation.requestBody?.content ?? {})) {
+          for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+            // The notification settings' `email` is a channel's switches (issue 22), not an address.
+            if (!/email/i.test(name) || property.type === 'object') continue;
+            emails.push(`${method} ${route}`);
+            expect(property, `${method} ${route} ${name}`).toMatchObject({ type: 'string', format: 'email' });
+          }
+        }
+      }
+    }
+    expect(emails).toEqual([
+      'post /api/auth/send-password',
+      'post /api/access-requests',
+      'post /api/admin/users',
+    ]);
+  });
+
+  it('gives dueDate the pattern the API checks, and says in words the rule a pattern cannot (a real date)', async () => {
+    const created = await user.request('POST', '/api/tasks', { title: 'Due dates' });
+    const url = `/api/tasks/${(created.json() as { id: number }).id}`;
+    for (const [route, method] of [
+      ['/api/tasks', 'post'],
+      ['/api/tasks/{id}', 'patch'],
+    ] as const) {
+      const dueDate = body(route, method).properties.dueDate as Json & { anyOf: Json[] };
+      const text = dueDate.anyOf.find((s) => s.type === 'string') as { pattern: string; maxLength: number };
+      expect(JSON.stringify(dueDate)).toMatch(/calendar/);
+      const pattern = new RegExp(text.pattern, 'u');
+      // Each value: what the pattern says, what the API does with it.
+      const cases: Array<[string, boolean]> = [
+        ['', true],
+        ['2026-12-01', true],
+        ['2026-12-01T09:30:00Z', true],
+        ['2026-12-01T09:30:00.000+02:00', true],
+        ['2026-1-5', false],
+        ['01/12/2026', false],
+        ['tomorrow', false],
+        ['2026-12-01 09:30', false],
+        ['x2026-12-01', false],
+      ];
+      for (const [value, valid] of cases) {
+        expect(pattern.test(value), `pattern on ${JSON.stringify(value)}`).toBe(valid);
+        const answer = await user.request('PATCH', url, { dueDate: value });
+        expect(answer.statusCode, `PATCH dueDate ${JSON.stringify(value)}`).toBe(valid ? 200 : 400);
+      }
+      // The rule only the description carries: the date must exist.
+      expect(pattern.test('2026-02-30')).toBe(true);
+      expect((await user.request('PATCH', url, { dueDate: '2026-02-30' })).statusCode).toBe(400);
+    }
+  });
+
+  it('says the reorder lists hold each id once, as the API requires', async () => {
+    expect(body('/api/tasks/reorder', 'post').properties.taskIds).toMatchObject({ uniqueItems: true });
+    expect(body('/api/tasks/{id}/checklist/reorder', 'post').properties.itemIds).toMatchObject({
+      uniqueItems: true,
+    });
+    const task = (await user.request('POST', '/api/tasks', { title: 'Twice' })).json() as { id: number };
+    const twice = await user.request('POST', '/api/tasks/reorder', { taskIds: [task.id, task.id] });
+    expect(twice.statusCode).toBe(400);
+  });
+
+  it('has `minProperties: 1` exactly where an empty update is refused', async () => {
+    const agent = await user.request('POST', '/api/ai-agents', { title: 'Agent', prompt: 'Help' });
+    const task = await user.request('POST', '/api/tasks', { title: 'Empty update' });
+    const item = await user.request('POST', `/api/tasks/${(task.json() as { id: number }).id}/checklist`, {
+      title: 'Step',
+    });
+    const updates: Array<[string, string, string]> = [
+      ['/api/ai-agents/{id}', 'PUT', `/api/ai-agents/${(agent.json() as { id: number }).id}`],
+      ['/api/tasks/{id}', 'PATCH', `/api/tasks/${(task.json() as { id: number }).id}`],
+      ['/api/checklist/{id}', 'PATCH', `/api/checklist/${(item.json() as { id: number }).id}`],
+    ];
+    for (const [route, method, url] of updates) {
+      const refused = (await user.request(method, url, {})).statusCode === 400;
+      const schema = body(route, method.toLowerCase());
+      expect(schema.minProperties === 1, `${method} ${route}: {} ${refused ? 'refused' : 'accepted'}`).toBe(
+        refused,
+      );
+    }
+    // The agent's fields are not closed (an unknown one is dropped), so the schema also names the ones that count.
+    expect(body('/api/ai-agents/{id}', 'put').anyOf).toEqual([
+      { required: ['title'] },
+      { required: ['prompt'] },
+      { required: ['model'] },
+    ]);
+  });
+
+  it('refuses blank text in the document where the API does (it trims before it counts)', async () => {
+    const admin = await t.signUp({ isAdmin: true });
+    const task = (await user.request('POST', '/api/tasks', { title: 'Blank' })).json() as { id: number };
+    const blank = '   ';
+    const fields: Array<[string, string, string, Json]> = [
+      ['/api/tasks', 'post', '/api/tasks', { title: blank }],
+      ['/api/tasks/{id}', 'patch', `/api/tasks/${task.id}`, { title: blank }],
+      ['/api/tasks/{id}/checklist', 'post', `/api/tasks/${task.id}/checklist`, { title: blank }],
+      ['/api/ai-agents', 'post', '/api/ai-agents', { title: blank, prompt: 'Help' }],
+      ['/api/ai/connection', 'put', '/api/ai/connection', { apiKey: blank }],
+      ['/api/tokens', 'post', '/api/tokens', { name: blank }],
+      ['/api/admin/users', 'post', '/api/admin/users', { firstName: blank, email: 'new@example.com' }],
+      ['/api/auth/login', 'post', '/api/auth/login', { username: blank, password: 'secret' }],
+      ['/api/auth/2fa/enable', 'post', '/api/auth/2fa/enable', { code: blank }],
+    ];
+    const ajv = new Ajv2020({ strict: false });
+    for (const [route, method, url, payload] of fields) {
+      const validate = ajv.compile(body(route, method));
+      expect(validate(payload), `${method} ${route} ${JSON.stringify(payload)} in the document`).toBe(false);
+      const as = route.startsWith('/api/admin/') ? admin : user;
+      const answer = await as.request(method.toUpperCase(), url, payload);
+      expect(answer.statusCode, `${method} ${route}: ${answer.body}`).toBe(400);
+    }
+  });
+
+  it('describes the upload’s one file field, and the import’s', () => {
+    const upload = body('/api/tasks/{taskId}/files', 'post', 'multipart/form-data');
+    expect(upload).toMatchObject({
+      properties: {
+        files: {
+          type: 'array',
+          minItems: 1,
+          maxItems: UPLOAD_LIMITS.files,
+          items: { type: 'string', format: 'binary' },
+        },
+      },
+      required: ['files'],
+      // Other parts may only be text (ignored); a file in any other field is refused.
+      additionalProperties: { type: 'string' },
+    });
+    expect(JSON.stringify(upload)).toMatch(/refused/);
+    const imported = body('/api/import', 'post', 'multipart/form-data');
+    expect(imported).toMatchObject({
+      properties: { file: { type: 'string', format: 'binary' } },
+      required: ['file'],
+    });
+  });
+
+  it('describes a task’s path id as the whole number it must be, like every other id', () => {
+    for (const [route, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in !== 'path' || !/^(id|taskId)$/.test(parameter.name)) continue;
+          if (route.startsWith('/api/auth/sessions/')) continue; // a session id is a random string
+          expect(parameter.schema, `${method} ${route}`).toEqual({
+            type: 'integer',
+            exclusiveMinimum: 0,
+            maximum: MAX_ID,
+          });
+        }
+      }
+    }
+  });
+
+  it('passes Redocly’s recommended rules with no error and no warning (redocly.yaml says what is off, and why)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tasklane-openapi-'));
+    try {
+      const file = path.join(dir, 'openapi.json');
+      await fs.writeFile(file, t.app.apiDocument.json);
+      const report = await redoclyLint(file);
+      expect(report.version).toBe(REDOCLY_VERSION);
+      const problems = report.problems.map(
+        (p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`,
+      );
+      expect(problems).toEqual([]);
+      expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the document, written when first asked for', () => {
   it('is the same whether the reference page or /api/openapi.json asks first', async () => {
     const t = await createTestApp('sqlite');
@@ -209,7 +426,7 @@ describe('a route the document cannot describe', () => {
     app.setValidatorCompiler(validatorCompiler);
     app.setSerializerCompiler(serializerCompiler);
     await registerSecurityHeaders(app);
-    await registerOpenApi(app);
+    await registerOpenApi(app, { appUrl: 'http://localhost:3000' });
     const response = { 200: z.object({ ok: z.boolean() }) };
     const described = { summary: 'Described', tags: ['Test'] };
     app.get('/api/forgotten', async () => ({ ok: true }));
@@ -257,10 +474,8 @@ describe.each(testDialects)('the documented API with a bearer token on %s', (dia
 
   /** Checks an answer against the schema the document gives for it. */
   function expectDocumented(path: string, method: string, status: number, body: unknown) {
-    const responses = document.paths[path]?.[method]?.responses ?? {};
-    // An exact status, else its range (4XX: the shared error answer).
-    let response = responses[String(status)] ?? responses[`${String(status)[0]}XX`];
-    if (response?.$ref) response = document.components.responses[response.$ref.split('/').pop()!];
+    const operation = document.paths[path]?.[method];
+    const response = operation && documentedResponse(operation, status, document);
     const schema = response?.content?.['application/json']?.schema;
     expect(schema, `${method} ${path} ${status} is documented`).toBeDefined();
     const validate = ajv.compile(resolved(document, schema) as object);

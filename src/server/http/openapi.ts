@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { type ZodType, z } from 'zod';
-import { version } from '../../../package.json';
+import { license, version } from '../../../package.json';
 import { errorSchema, MEDIA } from '../../common/api';
 import { SESSION_HEADER, SESSION_HEADER_ALT } from '../../common/spec';
 import { TOKEN_LIMITS } from '../../common/tokens';
@@ -69,8 +69,25 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Sessions', description: 'Your devices: the signed-in sessions of your account.' },
   { name: 'Tokens', description: 'Personal API tokens. Managed from a signed-in session only.' },
   { name: 'Tasks', description: 'Your tasks: the active list, the archive, order, search and filters.' },
+  {
+    name: 'Projects',
+    description: 'Your Inbox and the projects you share, their members and roles.',
+  },
   { name: 'Checklists', description: 'The steps of a task.' },
+  {
+    name: 'Comments',
+    description: 'The conversation on a task: Markdown, with mentions of project members.',
+  },
   { name: 'Files', description: 'Files attached to tasks.' },
+  {
+    name: 'Reminders',
+    description: "A task's reminders: at a moment, or minutes before each due date-time.",
+  },
+  {
+    name: 'Notifications',
+    description:
+      'What happened that concerns you (reminders, assignments, mentions, comments, shares, the daily digest), and by which channels it reaches you.',
+  },
   {
     name: 'Calendar',
     description:
@@ -84,6 +101,10 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'AI', description: 'AI drafts and the AI provider connection.' },
   { name: 'Admin', description: 'User accounts, access requests and the audit log. Administrators only.' },
   { name: 'Live', description: 'Server-sent events naming the data that changed.' },
+  {
+    name: 'Push',
+    description: "Web Push: the server's VAPID public key and this browser's push subscription.",
+  },
   { name: 'Documentation', description: 'This document.' },
 ];
 
@@ -127,6 +148,14 @@ function contentMap(value: unknown): Record<string, { schema: unknown }> | undef
   return (value as { content: Record<string, { schema: unknown }> }).content;
 }
 
+type Checks = Array<{ _zod: { def: { check: string; tx?: (value: string) => string } } }>;
+
+/** Whether a string schema trims what it is sent (`.trim()`, an overwrite that drops the spaces around). */
+const trims = (schema: { _zod: { def: unknown } }) =>
+  ((schema._zod.def as { checks?: Checks }).checks ?? []).some(
+    ({ _zod: { def } }) => def.check === 'overwrite' && def.tx?.(' x ') === 'x',
+  );
+
 /**
  * Zod 4's own JSON Schema (draft 2020-12, which OpenAPI 3.1 uses): what a request may send
  * (`input`), what an answer holds (`output`). Anything it cannot say is a problem, not a guess.
@@ -143,8 +172,14 @@ function toJsonSchema(schema: unknown, io: 'input' | 'output', where: string, pr
       io,
       unrepresentable: 'throw',
       override: ({ zodSchema, jsonSchema }) => {
-        // A path id arrives as text and is coerced: what it must be is what it coerces to.
         const def = zodSchema._zod.def as { type: string; in?: ZodType; out?: ZodType };
+        // Text trimmed before its length is checked: `minLength` counts the spaces, so a blank
+        // value must be refused by one non-space character (a pattern of its own says more).
+        const text = jsonSchema as { minLength?: number; pattern?: string; allOf?: unknown };
+        if (io === 'input' && def.type === 'string' && trims(zodSchema) && (text.minLength ?? 0) > 0) {
+          if (text.pattern === undefined && text.allOf === undefined) text.pattern = '\\S';
+        }
+        // A path id arrives as text and is coerced: what it must be is what it coerces to.
         if (io === 'input' && def.type === 'pipe' && def.in && def.out) {
           const coerced = (def.in._zod.def as { coerce?: boolean }).coerce === true;
           if (!coerced) return;
@@ -265,8 +300,9 @@ const isDocumented = (url: string) =>
  * Registers the document and the reference page. Call it before any /api route is added: both
  * learn the routes as they are added (onRoute). The document is written once, when first asked
  * for: writing it at start-up cost every server 8-15 MB at its start for a page few open.
+ * `appUrl` (APP_URL) is the document's one server: its paths all start with /api.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, { appUrl }: { appUrl: string }): Promise<void> {
   const routes: Route[] = [];
   const described = new WeakMap<RouteOptions, FastifySchema>();
   const problems: string[] = [];
@@ -317,7 +353,9 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           '',
           `Authenticate with a personal API token: create one with \`POST /api/tokens\` from a signed-in session, then send \`Authorization: Bearer ${TOKEN_LIMITS.prefix}...\`. Passwords, tokens and sessions are managed from a session only.`,
         ].join('\n'),
+        license: { name: license, identifier: license },
       },
+      servers: [{ url: appUrl }],
       components: {
         securitySchemes: {
           bearer: {
@@ -363,7 +401,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     // Its own page and initializer script are files: they run under the app's CSP (decision 006).
     // No deep links: they make each operation's path a link inside its toggle button (axe).
     uiConfig: { layout: 'BaseLayout', deepLinking: false, displayOperationId: true, docExpansion: 'list' },
-    theme: { title: 'Tasklane API', css: [{ filename: 'contrast.css', content: CONTRAST_CSS }] },
+    theme: {
+      title: 'Tasklane API',
+      css: [{ filename: 'contrast.css', content: CONTRAST_CSS }],
+      js: [{ filename: 'server-label.js', content: SERVER_LABEL_JS }],
+    },
     // No badge from validator.swagger.io: the page loads nothing from elsewhere.
     validatorUrl: false,
   });
@@ -399,6 +441,17 @@ const CONTRAST_CSS = `
 .swagger-ui .btn.authorize span { color: #137547; }
 .swagger-ui .btn.authorize svg { fill: #137547; }
 .swagger-ui .json-schema-2020-12-expand-deep-button { color: #4a5160; }
+`;
+
+/**
+ * Swagger UI's server picker (the document's `servers`) is a select with no accessible name (axe:
+ * select-name): this names it, whenever Swagger UI renders it. A file, so the CSP stands.
+ */
+const SERVER_LABEL_JS = `
+new MutationObserver(function () {
+  var select = document.getElementById('servers');
+  if (select && !select.hasAttribute('aria-label')) select.setAttribute('aria-label', 'Server');
+}).observe(document.getElementById('swagger-ui'), { childList: true, subtree: true });
 `;
 
 interface OpenApiObject {

@@ -17,8 +17,8 @@ export interface RateLimitRule {
 
 /** A limit on one kind of attempt: its counters are keyed by `name:key`. */
 export interface RateLimit {
-  /** Counts one attempt; throws 429 with Retry-After when the key has none left. */
-  consume(key: string): Promise<void>;
+  /** Counts one attempt and answers how many are left; throws 429 with Retry-After when none were. */
+  consume(key: string): Promise<number>;
   /** Throws 429 with Retry-After when the key has none left, counting nothing. */
   check(key: string): Promise<void>;
   /** Forgets the key's attempts. */
@@ -88,7 +88,7 @@ export function createRateLimiter(db: Db): RateLimiter {
       async consume(key) {
         await sweep(limiter);
         try {
-          await limiter.consume(key);
+          return (await limiter.consume(key)).remainingPoints;
         } catch (error) {
           if (error instanceof RateLimiterRes) throw tooMany(retryAfterSeconds(error));
           throw error;

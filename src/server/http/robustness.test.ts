@@ -34,6 +34,17 @@ const FIELDS = [
   'model',
   'name',
   'expiresInDays',
+  'body',
+  'at',
+  'relativeMinutes',
+  'ids',
+  'all',
+  'push',
+  'dueTime',
+  'recurrence',
+  'recurrenceFrom',
+  'timeZone',
+  'final',
 ];
 const HUGE = 'x'.repeat(1_000_000);
 const BODIES: Array<{ name: string; payload: string }> = [
@@ -54,6 +65,25 @@ const BODIES: Array<{ name: string; payload: string }> = [
 const IDS = ['abc', '-1', '0', '1.5', '99999999999999999999', '%00'];
 // Streams stay open by design; they are tested on their own.
 const SKIP = new Set(['GET /api/events']);
+/**
+ * The API routes that answer without a session: signing in, the document (and, under /api/docs,
+ * its reference page), the calendar feed with its secret.
+ */
+const PUBLIC = new Set([
+  'GET /api/openapi.json',
+  'GET /api/auth/providers',
+  'POST /api/auth/login',
+  'POST /api/auth/login/2fa',
+  'POST /api/auth/logout',
+  'POST /api/auth/send-password',
+  'POST /api/auth/reset-password',
+  'POST /api/access-requests',
+  'GET /api/auth/oidc/start',
+  'GET /api/auth/oidc/callback',
+  'POST /api/auth/passkeys/login/options',
+  'POST /api/auth/passkeys/login',
+  'GET /api/calendar/:file',
+]);
 
 describe('robustness: no input gives a 500', () => {
   let t: TestApp;
@@ -129,6 +159,36 @@ describe('robustness: no input gives a 500', () => {
         });
         expect(response.statusCode, `${route.method} ${url}: ${response.body}`).toBe(404);
         expect(response.json().message).toEqual(expect.any(String));
+      }
+    }
+  });
+
+  it('answers 401 without a session on every other route, before looking at the id, query or body', async () => {
+    const guarded = t.routes.filter(
+      (r) =>
+        r.url.startsWith('/api/') &&
+        r.method !== 'HEAD' &&
+        !r.url.startsWith('/api/docs') &&
+        !SKIP.has(`${r.method} ${r.url}`) &&
+        !PUBLIC.has(`${r.method} ${r.url}`),
+    );
+    expect(guarded.length).toBeGreaterThan(50);
+    const bodies = [
+      { name: 'an empty object', payload: '{}' },
+      ...BODIES.filter((b) => b.payload.length < 10_000),
+    ];
+    for (const route of guarded) {
+      for (const id of ['1', 'abc']) {
+        const url = `${route.url.replace(/:[A-Za-z]+/g, id)}?due=nope&view=nope&format=nope&limit=-1`;
+        for (const body of route.method === 'GET' || route.method === 'DELETE' ? [undefined] : bodies) {
+          const response = await t.app.inject({
+            method: route.method as 'POST',
+            url,
+            ...(body ? { headers: { 'content-type': 'application/json' }, payload: body.payload } : {}),
+          });
+          const label = `${route.method} ${url}${body ? ` with ${body.name}` : ''}: ${response.body}`;
+          expect(response.statusCode, label).toBe(401);
+        }
       }
     }
   });

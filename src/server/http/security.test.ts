@@ -30,6 +30,10 @@ describe('security headers', () => {
       await user.request('GET', '/api/tasks'),
       await t.app.inject({ method: 'GET', url: '/api/tasks' }),
       await t.app.inject({ method: 'GET', url: '/api/nothing-here' }),
+      await t.app.inject({ method: 'PUT', url: '/api/tasks' }),
+      // The router's own errors, raised before any hook runs.
+      await t.app.inject({ method: 'GET', url: `/api/tasks/${'a'.repeat(150)}` }),
+      await t.app.inject({ method: 'GET', url: '/api/tasks/%zz' }),
       await t.app.inject({ method: 'GET', url: '/healthz' }),
     ]) {
       expect(response.headers).toMatchObject(HELMET_HEADERS);

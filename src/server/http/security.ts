@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
  * The Content-Security-Policy (DESIGN.md §4, decision 006). Scripts only from our origin; styles
@@ -51,7 +51,12 @@ const HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
   app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of HEADER_ENTRIES) reply.header(name, value);
+    setSecurityHeaders(reply);
     done();
   });
+}
+
+/** For answers given before any hook runs (http/errors.ts, the router's own errors). */
+export function setSecurityHeaders(reply: FastifyReply): void {
+  for (const [name, value] of HEADER_ENTRIES) reply.header(name, value);
 }

@@ -1,5 +1,5 @@
 import type { FastifySchemaCompiler, FastifyTypeProvider } from 'fastify';
-import { type ZodType, z } from 'zod';
+import { ZodRealError, type ZodType, z } from 'zod';
 
 /**
  * Routes declare Zod schemas (from src/common) for params, query, body and response.
@@ -13,8 +13,16 @@ export interface ZodTypeProvider extends FastifyTypeProvider {
 export const validatorCompiler: FastifySchemaCompiler<ZodType> =
   ({ schema }) =>
   (data) => {
-    const result = schema.safeParse(data);
-    return result.success ? { value: result.data } : { error: result.error };
+    const result = schema.safeParse(data, { reportInput: true });
+    if (result.success) return { value: result.data };
+    // A schema's message for its field ('title is required') takes precedence over z.config's,
+    // but a value sent with the wrong type is not missing: the message names the type it must have.
+    const issues = result.error.issues.map(({ input, ...issue }) =>
+      issue.code === 'invalid_type' && isWrongType(input, issue.expected)
+        ? { ...issue, message: wrongTypeMessage(fieldOf(issue.path), issue.expected) }
+        : issue,
+    );
+    return { error: new ZodRealError(issues) };
   };
 
 /** Response schemas strip what must not leave (hashes, tokens): parse, then stringify. */
@@ -26,18 +34,28 @@ export const serializerCompiler =
 const describeType = (input: unknown) =>
   input === null ? 'null' : Array.isArray(input) ? 'array' : Number.isNaN(input) ? 'NaN' : typeof input;
 
+/** Sent, but not of the type expected; 1.5 for a whole number is of the right type, and not whole. */
+const isWrongType = (input: unknown, expected: string) =>
+  input !== undefined && describeType(input) !== (expected === 'int' ? 'number' : expected);
+
+const TYPE_NAMES: Record<string, string> = { int: 'a whole number', array: 'an array', object: 'an object' };
+
+const wrongTypeMessage = (field: string, expected: string) =>
+  `${field} must be ${TYPE_NAMES[expected] ?? `a ${expected}`}`;
+
+const fieldOf = (path: readonly PropertyKey[] | undefined) =>
+  path?.length ? path.map(String).join('.') : 'Request body';
+
 /**
  * Messages for the issues our schemas leave generic, each naming the field.
  * Messages written on a schema (the spec's own) take precedence over these.
  */
 z.config({
   customError: (issue) => {
-    const field = issue.path?.length ? issue.path.join('.') : 'Request body';
+    const field = fieldOf(issue.path);
     switch (issue.code) {
       case 'invalid_type':
-        return issue.input === undefined
-          ? `${field} is required`
-          : `${field} must be ${issue.expected === 'array' ? 'an array' : `a ${issue.expected}`}, not ${describeType(issue.input)}`;
+        return issue.input === undefined ? `${field} is required` : wrongTypeMessage(field, issue.expected);
       case 'too_big':
         return issue.origin === 'string'
           ? `${field} must be at most ${issue.maximum} characters`

@@ -9,13 +9,23 @@ export interface LiveSubscriber {
   onEvent(queryKeys: string[]): void;
   /** Events may have been missed (the database connection dropped): the stream should start over. */
   onInterrupted(): void;
+  /** A message with data of its own for this user (the unread count: src/common/notifications.ts). */
+  onMessage?(message: LiveMessage): void;
 }
+
+/** What the stream carries besides `{invalidate}`: small JSON addressed to one user. */
+export type LiveMessage = { type: string } & Record<string, unknown>;
 
 /**
  * What an instance's caches must forget (the session cache, src/server/auth/session-cache.ts): a
  * user's sessions and user row, one session by the hash of its id, or everything.
  */
-export type Invalidation = { userId: number } | { idHash: string } | { all: true };
+export type Invalidation =
+  | { userId: number }
+  | { idHash: string }
+  | { all: true }
+  /** These projects' tasks or members changed (the task lists' scope cache, access/scope-cache.ts). */
+  | { projects: number[] };
 
 /**
  * Fan-out of "this user's data changed" to every open live-update stream of that user.
@@ -23,8 +33,13 @@ export type Invalidation = { userId: number } | { idHash: string } | { all: true
  * on SQLite (one process per DATA_DIR) it stays in memory.
  */
 export interface LiveBus {
-  /** Fire and forget: a failure is logged, never thrown, so it cannot fail the change that caused it. */
-  publish(userId: number, queryKeys: string[]): void;
+  /**
+   * Tells one user's streams, or several users' (a project's members: one message for them all).
+   * Fire and forget: a failure is logged, never thrown, so it cannot fail the change that caused it.
+   */
+  publish(userIds: number | readonly number[], queryKeys: string[]): void;
+  /** Sends a message of its own to one user's streams, on every instance; fire and forget like publish. */
+  message(userId: number, message: LiveMessage): void;
   /** Resolves once events for the user will reach the subscriber; call the result to stop. */
   subscribe(userId: number, subscriber: LiveSubscriber): Promise<() => void>;
   /**
@@ -43,7 +58,8 @@ export interface LiveBus {
 }
 
 interface Transport {
-  publish(userId: number, queryKeys: string[]): Promise<void>;
+  publish(userIds: readonly number[], queryKeys: string[]): Promise<void>;
+  message(userId: number, message: LiveMessage): Promise<void>;
   /** Sends an invalidation to the other instances (and, harmlessly, to this one again). */
   invalidate(message: Invalidation): Promise<void>;
   /** Resolves when delivery is live. */
@@ -58,8 +74,13 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
   const pending = new Set<Promise<void>>();
   const invalidationListeners = new Set<(message: Invalidation) => void>();
 
-  const deliver = (userId: number, queryKeys: string[]) => {
-    for (const subscriber of subscribers.get(userId) ?? []) subscriber.onEvent(queryKeys);
+  const deliver = (userIds: readonly number[], queryKeys: string[]) => {
+    for (const userId of userIds) {
+      for (const subscriber of subscribers.get(userId) ?? []) subscriber.onEvent(queryKeys);
+    }
+  };
+  const deliverMessage = (userId: number, message: LiveMessage) => {
+    for (const subscriber of subscribers.get(userId) ?? []) subscriber.onMessage?.(message);
   };
   const forget = (message: Invalidation) => {
     for (const listener of invalidationListeners) listener(message);
@@ -70,10 +91,16 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
   };
   const transport: Transport =
     db.dialect === 'postgres' && db.pgPool
-      ? createPgTransport(db, db.pgPool, { deliver, forget, interrupted: interruptAll }, logger)
+      ? createPgTransport(
+          db,
+          db.pgPool,
+          { deliver, deliverMessage, forget, interrupted: interruptAll },
+          logger,
+        )
       : {
           // One process per DATA_DIR: nobody else to tell.
-          publish: async (userId, queryKeys) => deliver(userId, queryKeys),
+          publish: async (userIds, queryKeys) => deliver(userIds, queryKeys),
+          message: async (userId, message) => deliverMessage(userId, message),
           invalidate: async () => {},
           ready: async () => {},
           live: () => true,
@@ -81,10 +108,20 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
         };
 
   return {
-    publish(userId, queryKeys) {
+    publish(userIds, queryKeys) {
+      const users = typeof userIds === 'number' ? [userIds] : userIds;
+      if (users.length === 0) return;
       const sent = transport
-        .publish(userId, queryKeys)
+        .publish(users, queryKeys)
         .catch((error) => logger.warn({ err: error }, 'live update not published'))
+        .finally(() => pending.delete(sent));
+      pending.add(sent);
+    },
+
+    message(userId, message) {
+      const sent = transport
+        .message(userId, message)
+        .catch((error) => logger.warn({ err: error }, 'live message not published'))
         .finally(() => pending.delete(sent));
       pending.add(sent);
     },
@@ -138,13 +175,14 @@ function createPgTransport(
   db: Db,
   pool: pg.Pool,
   handlers: {
-    deliver: (userId: number, queryKeys: string[]) => void;
+    deliver: (userIds: readonly number[], queryKeys: string[]) => void;
+    deliverMessage: (userId: number, message: LiveMessage) => void;
     forget: (message: Invalidation) => void;
     interrupted: () => void;
   },
   logger: FastifyBaseLogger,
 ): Transport {
-  const { deliver, forget, interrupted } = handlers;
+  const { deliver, deliverMessage, forget, interrupted } = handlers;
   let channel: Promise<string> | undefined;
   let listening: Promise<pg.Client> | undefined;
   let live = false;
@@ -184,10 +222,17 @@ function createPgTransport(
     client.on('notification', (message) => {
       if (message.channel !== name || !message.payload) return;
       try {
-        // {u, k}: a user's data changed; {i}: an invalidation (older instances ignore it: no u).
-        const { u, k, i } = JSON.parse(message.payload) as { u?: number; k?: string[]; i?: Invalidation };
+        // {u, k}: these users' data changed (u one id, or several: a project's members); {i}: an
+        // invalidation.
+        const { u, k, i, m } = JSON.parse(message.payload) as {
+          u?: number | number[];
+          k?: string[];
+          i?: Invalidation;
+          m?: LiveMessage;
+        };
         if (i) forget(i);
-        else if (u !== undefined && k) deliver(u, k);
+        else if (m && typeof u === 'number') deliverMessage(u, m);
+        else if (u !== undefined && k) deliver(typeof u === 'number' ? [u] : u, k);
       } catch (error) {
         logger.warn({ err: error }, 'live updates: unreadable notification');
       }
@@ -205,15 +250,20 @@ function createPgTransport(
   };
 
   return {
-    async publish(userId, queryKeys) {
+    async publish(userIds, queryKeys) {
       const name = await channelName();
-      const payload = JSON.stringify({ u: userId, k: queryKeys });
+      const payload = JSON.stringify({ u: userIds, k: queryKeys });
       await sql`select pg_notify(${name}, ${payload})`.execute(db.kysely);
     },
 
     async invalidate(message) {
       const name = await channelName();
       await sql`select pg_notify(${name}, ${JSON.stringify({ i: message })})`.execute(db.kysely);
+    },
+
+    async message(userId, message) {
+      const name = await channelName();
+      await sql`select pg_notify(${name}, ${JSON.stringify({ u: userId, m: message })})`.execute(db.kysely);
     },
 
     live: () => live && !closed,

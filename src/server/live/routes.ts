@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { MEDIA } from '../../common/api';
 import { LIVE_EVENTS_PATH, type LiveEvent, liveEventSchema } from '../../common/live';
+import { notificationsLiveEventSchema } from '../../common/notifications';
 import { currentUser, requireUser } from '../http/session';
 import type { LiveBus } from './bus';
 
@@ -23,10 +25,16 @@ export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus
   const schema = {
     summary: 'Live updates',
     description:
-      'Server-sent events while the stream is open: each names the data that changed (query keys, which are also the URLs to GET again).',
+      "Server-sent events while the stream is open: each names the data that changed (query keys, which are also the URLs to GET again), or, as `{type: 'notifications', unread}`, the caller's unread notification count whenever it changes.",
     tags: ['Live'],
     operationId: 'streamEvents',
-    response: { 200: { content: { [MEDIA.eventStream]: { schema: liveEventSchema } } } },
+    response: {
+      200: {
+        content: {
+          [MEDIA.eventStream]: { schema: z.union([liveEventSchema, notificationsLiveEventSchema]) },
+        },
+      },
+    },
   };
   app.get(LIVE_EVENTS_PATH, { onRequest: requireUser, schema }, async (request, reply) => {
     const userId = currentUser(request).id;
@@ -69,6 +77,7 @@ export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus
           const event: LiveEvent = { invalidate: queryKeys };
           send(`data: ${JSON.stringify(event)}\n\n`);
         },
+        onMessage: (message) => send(`data: ${JSON.stringify(message)}\n\n`),
         // The browser reconnects and refetches, which covers whatever was missed.
         onInterrupted: end,
       });

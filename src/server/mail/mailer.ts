@@ -10,6 +10,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html: string;
+  /** The Message-ID header, without angle brackets; nodemailer makes one when absent. */
+  messageId?: string;
 }
 
 export interface Mailer {

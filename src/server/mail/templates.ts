@@ -7,8 +7,17 @@ const escapeHtml = (value: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
 
-/** One plain and one HTML rendering of the same lines; every value is escaped in the HTML. */
-function compose(to: string, subject: string, lines: Array<string | { link: string }>, appUrl: string) {
+/**
+ * One plain and one HTML rendering of the same lines; every value is escaped in the HTML. The
+ * subject starts with the app's name unless `subjectAsIs` (a subject the contract words exactly).
+ */
+function compose(
+  to: string,
+  subject: string,
+  lines: Array<string | { link: string }>,
+  appUrl: string,
+  { subjectAsIs = false } = {},
+) {
   const footer = `${APP_NAME} · ${appUrl}`;
   const text = [...lines.map((l) => (typeof l === 'string' ? l : l.link)), '', footer].join('\n');
   const body = lines
@@ -23,7 +32,7 @@ function compose(to: string, subject: string, lines: Array<string | { link: stri
 ${body}
 <p style="color:#666;font-size:12px">${escapeHtml(footer)}</p>
 </body></html>`;
-  return { to, subject: `${APP_NAME}: ${subject}`, text, html } satisfies MailMessage;
+  return { to, subject: subjectAsIs ? subject : `${APP_NAME}: ${subject}`, text, html } satisfies MailMessage;
 }
 
 export function passwordResetMail(to: string, username: string, link: string, appUrl: string) {
@@ -93,4 +102,108 @@ export function twoFactorResetMail(to: string, firstName: string, appUrl: string
     ],
     appUrl,
   );
+}
+
+/** Sent once per lockout of the second step (issue 20). */
+export function wrongCodesMail(to: string, firstName: string, pausedMinutes: number, appUrl: string) {
+  return compose(
+    to,
+    'Wrong sign-in codes for your account',
+    [
+      `Hello ${firstName},`,
+      'Someone entered your password and then a wrong code several times. If it was not you, change your password.',
+      `Signing in with a code is paused for ${pausedMinutes} minutes. To change your password, sign in and open the account menu:`,
+      { link: appUrl },
+    ],
+    appUrl,
+  );
+}
+
+/** Someone added the recipient to a project (issue 21): its name and a link that opens it. */
+export function projectSharedMail(
+  to: string,
+  recipientFirstName: string,
+  adderFirstName: string,
+  projectName: string,
+  role: string,
+  link: string,
+  appUrl: string,
+) {
+  return compose(
+    to,
+    `${adderFirstName} shared "${projectName}" with you`,
+    [
+      `Hello ${recipientFirstName},`,
+      `${adderFirstName} added you to the project "${projectName}" as ${role === 'admin' ? 'an' : 'a'} ${role}.`,
+      'Open it here:',
+      { link },
+    ],
+    appUrl,
+    // Issue 21 words the subject exactly.
+    { subjectAsIs: true },
+  );
+}
+
+/**
+ * A notification by e-mail (issue 22): its headline as the subject, its body, and a link that opens
+ * the task (or the project). `messageId` is the delivery's key, so a message sent twice after a
+ * crash is one message to a mail client that removes duplicates.
+ */
+export function notificationMail(
+  to: string,
+  recipientFirstName: string,
+  headline: string,
+  body: string,
+  link: string,
+  appUrl: string,
+  messageId?: string,
+) {
+  return {
+    ...compose(
+      to,
+      headline,
+      [
+        `Hello ${recipientFirstName},`,
+        ...body.split('\n').filter((line) => line.trim() !== ''),
+        'Open it here:',
+        { link },
+      ],
+      appUrl,
+    ),
+    ...(messageId ? { messageId } : {}),
+  };
+}
+
+/** The daily digest: tasks overdue, then due today, each with its link. */
+export function digestMail(
+  to: string,
+  recipientFirstName: string,
+  headline: string,
+  tasks: Array<{ title: string; dueDate: string; overdue: boolean; link: string }>,
+  appUrl: string,
+  messageId?: string,
+) {
+  const section = (label: string, list: typeof tasks) =>
+    list.length === 0
+      ? []
+      : [label, ...list.flatMap((task) => [`• ${task.title} (${task.dueDate})`, { link: task.link }])];
+  return {
+    ...compose(
+      to,
+      headline,
+      [
+        `Hello ${recipientFirstName},`,
+        ...section(
+          'Overdue:',
+          tasks.filter((task) => task.overdue),
+        ),
+        ...section(
+          'Due today:',
+          tasks.filter((task) => !task.overdue),
+        ),
+      ],
+      appUrl,
+    ),
+    ...(messageId ? { messageId } : {}),
+  };
 }

@@ -3,9 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { taskActivityPath } from '../../common/activity';
 import type { Agent } from '../../common/agents';
 import type { ChecklistItem } from '../../common/checklist';
-import { TASKS_PATH, type Task, taskPath } from '../../common/tasks';
+import { PROJECTS_PATH, type Project } from '../../common/projects';
+import { ARCHIVED_TASKS_PATH, TASKS_PATH, type Task, taskPath } from '../../common/tasks';
 import type { CreatedToken } from '../../common/tokens';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
@@ -80,8 +82,10 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     const schema = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema;
     expect(Object.keys(schema('list_tasks').properties ?? {}).sort()).toEqual([
       'agentId',
+      'assignee',
       'due',
       'hasFiles',
+      'projectId',
       'q',
     ]);
     expect(schema('list_tasks').properties?.due).toMatchObject({
@@ -93,10 +97,23 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'agentId',
       'description',
       'dueDate',
+      'dueTime',
+      'projectId',
+      'recurrence',
+      'recurrenceFrom',
       'title',
     ]);
     expect(Object.keys(schema('update_task').properties ?? {})).toEqual(
-      expect.arrayContaining(['taskId', 'title', 'description', 'notes', 'dueDate', 'completed']),
+      expect.arrayContaining([
+        'taskId',
+        'title',
+        'description',
+        'notes',
+        'dueDate',
+        'completed',
+        'projectId',
+        'assigneeIds',
+      ]),
     );
     expect(schema('update_task').required).toEqual(['taskId']);
     expect(schema('complete_task').required).toEqual(['taskId']);
@@ -111,7 +128,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     const match = /^Created task (\d+) "Buy milk"/.exec(textOf(created));
     expect(match, textOf(created)).not.toBeNull();
     const id = Number(match![1]);
-    expect(publish).toHaveBeenCalledWith(alice.user.id, expect.arrayContaining([TASKS_PATH]));
+    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([TASKS_PATH]));
 
     const fromApi = (await alice.request('GET', taskPath(id))).json() as Task;
     expect(fromApi).toMatchObject({ title: 'Buy milk', dueDate: localDate(1), completed: false });
@@ -120,7 +137,97 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     expect(completed.isError).toBeFalsy();
     expect(textOf(completed)).toBe(`Completed task ${id} "Buy milk"`);
     expect(((await alice.request('GET', taskPath(id))).json() as Task).completed).toBe(true);
-    expect(publish).toHaveBeenCalledWith(alice.user.id, expect.arrayContaining([taskPath(id)]));
+    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([taskPath(id)]));
+  });
+
+  it('creates a recurring timed task and completes it: it moves to its next date; final: true ends it (issue 22)', async () => {
+    const created = await call('create_task', {
+      title: 'Stand-up',
+      dueDate: '2099-01-05',
+      dueTime: '09:00',
+      recurrence: 'FREQ=WEEKLY;BYDAY=MO',
+    });
+    expect(created.isError, textOf(created)).toBeFalsy();
+    expect(textOf(created)).toContain('due 2099-01-05 09:00 UTC');
+    expect(textOf(created)).toContain('repeats Every Monday');
+    const id = Number(/^Created task (\d+)/.exec(textOf(created))![1]);
+    const details = textOf(await call('get_task', { taskId: id }));
+    expect(details).toContain('Repeats: Every Monday (RRULE FREQ=WEEKLY;BYDAY=MO');
+    const next = await call('complete_task', { taskId: id });
+    expect(textOf(next)).toBe(`Completed task ${id} "Stand-up"; next due 2099-01-12 09:00`);
+    expect((await alice.request('GET', taskPath(id))).json()).toMatchObject({
+      dueDate: '2099-01-12',
+      archived: false,
+    });
+    const final = await call('complete_task', { taskId: id, final: true });
+    expect(textOf(final)).toBe(`Completed task ${id} "Stand-up"`);
+    expect((await alice.request('GET', taskPath(id))).json()).toMatchObject({
+      archived: true,
+      recurrence: null,
+    });
+    const bad = await call('update_task', { taskId: id, recurrence: 'FREQ=SOMETIMES' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toContain('recurrence');
+  });
+
+  it('completes a task as the app does: archived, out of the list, in the archive, with the same live event (issue 20)', async () => {
+    const newTask = async (title: string) =>
+      ((await alice.request('POST', TASKS_PATH, { title })).json() as Task).id;
+    const listIds = async (path: string) =>
+      ((await alice.request('GET', path)).json() as Task[]).map((x) => x.id);
+    const viaApp = await newTask('Done in the app');
+    const viaComplete = await newTask('Done over MCP');
+    const viaUpdate = await newTask('Done over MCP by update');
+    const publish = vi.spyOn(t.ctx.live, 'publish');
+    /** What the completion published, with the task's own path named alike. */
+    const eventsOf = async (id: number, complete: () => Promise<unknown>) => {
+      publish.mockClear();
+      await complete();
+      return publish.mock.calls.map(([user, paths]) => [
+        user,
+        paths.map((p) => (p === taskPath(id) ? 'task' : p === taskActivityPath(id) ? 'activity' : p)),
+      ]);
+    };
+
+    // The app completes with PATCH {completed: true, archived: true}.
+    const appEvents = await eventsOf(viaApp, () =>
+      alice.request('PATCH', taskPath(viaApp), { completed: true, archived: true }),
+    );
+    expect(appEvents).toEqual([
+      [[alice.user.id], [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, 'task', 'activity']],
+    ]);
+    const completeEvents = await eventsOf(viaComplete, async () => {
+      const result = await call('complete_task', { taskId: viaComplete });
+      expect(result.isError, textOf(result)).toBeFalsy();
+    });
+    expect(completeEvents).toEqual(appEvents);
+    const updateEvents = await eventsOf(viaUpdate, async () => {
+      const result = await call('update_task', { taskId: viaUpdate, completed: true });
+      expect(result.isError, textOf(result)).toBeFalsy();
+    });
+    expect(updateEvents).toEqual(appEvents);
+
+    for (const id of [viaApp, viaComplete, viaUpdate]) {
+      expect((await alice.request('GET', taskPath(id))).json()).toMatchObject({
+        completed: true,
+        archived: true,
+        archivedAt: expect.any(String),
+      });
+    }
+    const active = await listIds(TASKS_PATH);
+    const archived = await listIds(ARCHIVED_TASKS_PATH);
+    for (const id of [viaApp, viaComplete, viaUpdate]) {
+      expect(active).not.toContain(id);
+      expect(archived).toContain(id);
+    }
+    const listed = textOf(await call('list_tasks'));
+    for (const id of [viaComplete, viaUpdate]) expect(listed).not.toContain(`#${id} `);
+
+    // Reopened over MCP: back in the list, out of the archive.
+    const reopened = await call('update_task', { taskId: viaComplete, completed: false });
+    expect(reopened.isError, textOf(reopened)).toBeFalsy();
+    expect(await listIds(TASKS_PATH)).toContain(viaComplete);
+    expect(await listIds(ARCHIVED_TASKS_PATH)).not.toContain(viaComplete);
   });
 
   it('lists tasks one line each, filtered by q and due', async () => {
@@ -258,6 +365,130 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     expect(untouched).toMatchObject({ title: 'Bob’s secret', completed: false, checklist: { total: 0 } });
   });
 
+  describe('in a shared project (issue 21): the same rules as the API for the token’s owner', () => {
+    /** A project of Alice's with an editor and a viewer, a task in it, and each person's MCP client. */
+    async function team() {
+      const [editor, viewer, outsider] = [await t.signUp(), await t.signUp(), await t.signUp()];
+      const project = (await alice.request('POST', PROJECTS_PATH, { name: 'Garden' })).json() as Project;
+      for (const [person, role] of [
+        [editor, 'editor'],
+        [viewer, 'viewer'],
+      ] as const) {
+        const added = await alice.request('POST', `${PROJECTS_PATH}/${project.id}/members`, {
+          user: person.user.username,
+          role,
+        });
+        expect(added.statusCode).toBe(201);
+      }
+      const created = await alice.request('POST', TASKS_PATH, {
+        title: 'Plant tulips',
+        projectId: project.id,
+      });
+      const task = created.json() as Task;
+      const clientOf = async (person: TestUser) => {
+        const mcp = await connect((await mint(person)).token);
+        return async (name: string, args: Record<string, unknown> = {}) =>
+          (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+      };
+      return {
+        project,
+        task,
+        editor: { user: editor, call: await clientOf(editor) },
+        viewer: { user: viewer, call: await clientOf(viewer) },
+        outsider: { user: outsider, call: await clientOf(outsider) },
+      };
+    }
+
+    it('an editor’s token lists, creates in, updates and assigns a shared project’s tasks', async () => {
+      const { project, task, editor } = await team();
+      const listed = await editor.call('list_tasks', { projectId: project.id });
+      expect(textOf(listed)).toBe(`#${task.id} "Plant tulips" · no due date · not done`);
+      // Across projects, each line names its project.
+      expect(textOf(await editor.call('list_tasks', { projectId: 'all' }))).toContain(
+        `#${task.id} "Plant tulips" · no due date · not done · project ${project.id}`,
+      );
+
+      const updated = await editor.call('update_task', {
+        taskId: task.id,
+        title: 'Plant tulips and crocuses',
+        assigneeIds: [editor.user.user.id],
+      });
+      expect(updated.isError, textOf(updated)).toBeFalsy();
+      expect((await alice.request('GET', taskPath(task.id))).json()).toMatchObject({
+        title: 'Plant tulips and crocuses',
+        assigneeIds: [editor.user.user.id],
+      });
+      const details = textOf(await call('get_task', { taskId: task.id }));
+      expect(details).toContain(`Project: ${project.id}\n`);
+      expect(details).toContain(`Assignees (user ids): ${editor.user.user.id}\n`);
+      expect(textOf(await editor.call('list_tasks', { assignee: 'me' }))).toMatch(
+        new RegExp(`^#${task.id} "Plant tulips and crocuses" .* project ${project.id}$`),
+      );
+
+      const created = await editor.call('create_task', { title: 'Buy bulbs', projectId: project.id });
+      expect(created.isError, textOf(created)).toBeFalsy();
+      const inProject = (
+        await alice.request('GET', `${TASKS_PATH}?projectId=${project.id}`)
+      ).json() as Task[];
+      expect(inProject.map((x) => [x.title, x.userId])).toEqual([
+        ['Buy bulbs', editor.user.user.id],
+        ['Plant tulips and crocuses', alice.user.id],
+      ]);
+    });
+
+    it('a viewer’s token sees but cannot change; a non-member’s sees nothing, as for a task that does not exist', async () => {
+      const { project, task, viewer, outsider } = await team();
+      expect(textOf(await viewer.call('list_tasks', { projectId: project.id }))).toContain(`#${task.id} `);
+      for (const [name, args] of [
+        ['update_task', { taskId: task.id, title: 'Viewed' }],
+        ['complete_task', { taskId: task.id }],
+        ['create_task', { title: 'Not mine to add', projectId: project.id }],
+      ] as const) {
+        const refused = await viewer.call(name, args);
+        expect(refused.isError, name).toBe(true);
+        expect(textOf(refused), name).toBe('Editors can change tasks in this project');
+      }
+
+      for (const [name, args] of [
+        ['get_task', { taskId: task.id }],
+        ['update_task', { taskId: task.id, title: 'Mine now' }],
+        ['complete_task', { taskId: task.id }],
+      ] as const) {
+        const refused = await outsider.call(name, args);
+        expect(refused.isError, name).toBe(true);
+        expect(textOf(refused), name).toBe('Task not found');
+      }
+      const listed = await outsider.call('list_tasks', { projectId: project.id });
+      expect([listed.isError, textOf(listed)]).toEqual([true, 'Project not found']);
+      expect(textOf(await outsider.call('list_tasks', { projectId: 'all' }))).toBe('No tasks found.');
+      const created = await outsider.call('create_task', { title: 'Sneak in', projectId: project.id });
+      expect([created.isError, textOf(created)]).toEqual([true, 'Project not found']);
+
+      const untouched = (
+        await alice.request('GET', `${TASKS_PATH}?projectId=${project.id}`)
+      ).json() as Task[];
+      expect(untouched.map((x) => [x.id, x.title, x.completed])).toEqual([[task.id, 'Plant tulips', false]]);
+    });
+
+    it('list_projects answers what GET /api/projects answers', async () => {
+      const { project, viewer, outsider } = await team();
+      for (const person of [viewer, outsider]) {
+        const result = await person.call('list_projects');
+        expect(result.isError).toBeFalsy();
+        const fromApi = (await person.user.request('GET', PROJECTS_PATH)).json() as Project[];
+        expect(JSON.parse(textOf(result))).toEqual(fromApi);
+      }
+      const viewers = JSON.parse(textOf(await viewer.call('list_projects'))) as Project[];
+      expect(viewers.map((p) => [p.inbox, p.role])).toEqual([
+        [true, 'owner'],
+        [false, 'viewer'],
+      ]);
+      expect(viewers[1]).toMatchObject({ id: project.id, name: 'Garden', memberCount: 3, taskCount: 1 });
+      const outsiders = JSON.parse(textOf(await outsider.call('list_projects'))) as Project[];
+      expect(outsiders.map((p) => p.id)).not.toContain(project.id);
+    });
+  });
+
   describe('without a token that holds', () => {
     const raw = (method: string, authorization?: string, body?: string) =>
       fetch(url, {
@@ -332,11 +563,12 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     });
   });
 
-  it('answers GET and DELETE with a token 405, and bad bodies without a 500', async () => {
+  it('answers every method but POST with a token 405 and Allow: POST, and bad bodies without a 500', async () => {
     const authorization = `Bearer ${aliceToken}`;
-    for (const method of ['GET', 'DELETE']) {
+    for (const method of ['GET', 'DELETE', 'PUT', 'PATCH', 'HEAD']) {
       const response = await fetch(url, { method, headers: { authorization } });
       expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow'), method).toBe('POST');
     }
     for (const [contentType, body] of [
       ['application/json', '{"jsonrpc": "2.0",'],

@@ -74,10 +74,14 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
   });
 
   // Stateless: there is no session to stream from (GET) or end (DELETE), as in the SDK's examples.
-  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.'));
-  app.get(MCP_PATH, { onRequest: authenticate }, notAllowed);
-  app.delete(MCP_PATH, { onRequest: authenticate }, notAllowed);
+  // Every other method is answered here too, so the 405 names POST alone (and HEAD comes with GET).
+  app.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH', 'OPTIONS'],
+    url: MCP_PATH,
+    onRequest: authenticate,
+    handler: async (_request: FastifyRequest, reply: FastifyReply) =>
+      reply.code(405).header('Allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed.')),
+  });
 }
 
 const jsonRpcError = (code: number, message: string) => ({

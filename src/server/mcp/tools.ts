@@ -7,7 +7,9 @@ import type { Agent } from '../../common/agents';
 import type { ChecklistItem } from '../../common/checklist';
 import { createChecklistItemBodySchema } from '../../common/checklist';
 import { idSchema } from '../../common/ids';
+import { recurrenceText } from '../../common/recurrence';
 import {
+  ALL_PROJECTS,
   createTaskBodySchema,
   type Task,
   type TaskListQuery,
@@ -17,6 +19,7 @@ import {
 import { type AgentRepository, toAgent } from '../agents/repository';
 import { DATABASE_UNAVAILABLE, HttpError, isDatabaseUnavailable } from '../http/errors';
 import { onFirstUse } from '../on-first-use';
+import type { ProjectService } from '../projects/service';
 import type { ChecklistService } from '../tasks/checklist';
 import type { TaskService } from '../tasks/service';
 
@@ -34,13 +37,14 @@ export const MCP_TOOL_NAMES = [
   'complete_task',
   'add_checklist_item',
   'list_agents',
+  'list_projects',
 ] as const;
 
 export const MCP_MESSAGES = {
   unexpected: 'Something went wrong on our side. Please try again.',
 } as const;
 
-const taskId = idSchema('taskId').describe('The id of one of your tasks (list_tasks shows them).');
+const taskId = idSchema('taskId').describe('The id of a task you can see (list_tasks shows them).');
 /** Tasks call an agent `contextId` in the API; over MCP it is `agentId`, as in the list filter. */
 const agentId = idSchema('agentId')
   .nullable()
@@ -61,42 +65,84 @@ export const listTasksInput = z.strictObject({
 
 export const getTaskInput = z.strictObject({ taskId });
 
-/** POST /api/tasks: the fields a person sets on a new task. */
+/** POST /api/tasks: the fields a person sets on a new task, and its project (the Inbox without one). */
 export const createTaskInput = createTaskBodySchema
-  .pick({ title: true, description: true, dueDate: true })
+  .pick({
+    title: true,
+    description: true,
+    dueDate: true,
+    projectId: true,
+    dueTime: true,
+    recurrence: true,
+    recurrenceFrom: true,
+  })
   .extend({ agentId });
 
-/** PATCH /api/tasks/{id}: the fields a person edits (the AI draft fields are the app's own). */
+/**
+ * PATCH /api/tasks/{id}: the fields a person edits (the AI draft fields are the app's own), moving
+ * it to another project and assigning it.
+ */
 export const updateTaskInput = updateTaskBodySchema
-  .pick({ title: true, description: true, notes: true, dueDate: true, completed: true, archived: true })
+  .pick({
+    title: true,
+    description: true,
+    notes: true,
+    dueDate: true,
+    completed: true,
+    archived: true,
+    projectId: true,
+    assigneeIds: true,
+    dueTime: true,
+    recurrence: true,
+    recurrenceFrom: true,
+  })
   .extend({ taskId, agentId });
 
-export const completeTaskInput = z.strictObject({ taskId });
+export const completeTaskInput = z.strictObject({
+  taskId,
+  final: z
+    .boolean()
+    .optional()
+    .describe('For a recurring task: true ends the series and archives it (Complete forever).'),
+});
 
 /** POST /api/tasks/{id}/checklist. */
 export const addChecklistItemInput = createChecklistItemBodySchema.extend({ taskId });
 
 export const listAgentsInput = z.strictObject({});
 
+export const listProjectsInput = z.strictObject({});
+
 export interface McpToolDeps {
   tasks: TaskService;
   checklists: ChecklistService;
   agents: AgentRepository;
+  projects: Pick<ProjectService, 'list'>;
   logger: FastifyBaseLogger;
 }
 
 const quoted = (text: string) => JSON.stringify(text);
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
-/** `#12 "Buy milk" · due 2026-05-01 · done`: one line per task in a list. */
-export function taskLine(task: Task): string {
+/**
+ * `#12 "Buy milk" · due 2026-05-01 · done`: one line per task in a list; a list that spans
+ * projects names each task's (`project 3`).
+ */
+export function taskLine(task: Task, { withProject = false } = {}): string {
   const parts = [
     `#${task.id} ${quoted(task.title)}`,
-    task.dueDate ? `due ${task.dueDate}` : 'no due date',
+    task.dueDate
+      ? `due ${task.dueDate}${task.dueTime ? ` ${task.dueTime} ${task.dueTimeZone ?? 'UTC'}` : ''}`
+      : 'no due date',
     task.completed ? 'done' : 'not done',
   ];
+  if (task.recurrence)
+    parts.push(
+      `repeats ${recurrenceText(task.recurrence)}${task.recurrenceFrom === 'completion' ? ' from completion' : ''}`,
+    );
   if (task.checklist.total > 0) parts.push(`checklist ${task.checklist.done}/${task.checklist.total}`);
   if (task.archived) parts.push('archived');
+  if (withProject) parts.push(`project ${task.projectId}`);
   return parts.join(' · ');
 }
 
@@ -105,10 +151,13 @@ const named = (task: Task) => `task ${task.id} ${quoted(task.title)}`;
 function taskDetails(task: Task, items: ChecklistItem[], agent: Agent | undefined): string {
   const lines = [
     `Task ${task.id} ${quoted(task.title)}`,
-    `Due: ${task.dueDate ?? 'none'}`,
+    `Project: ${task.projectId}`,
+    `Due: ${task.dueDate ?? 'none'}${task.dueTime ? ` ${task.dueTime} (${task.dueTimeZone ?? 'UTC'})` : ''}`,
+    `Repeats: ${task.recurrence ? `${recurrenceText(task.recurrence)} (RRULE ${task.recurrence}; next date counts from ${task.recurrenceFrom === 'completion' ? 'completion' : 'the due date'})` : 'no'}`,
     `Done: ${yesNo(task.completed)}`,
     `Archived: ${yesNo(task.archived)}`,
   ];
+  if (task.assigneeIds.length > 0) lines.push(`Assignees (user ids): ${task.assigneeIds.join(', ')}`);
   if (task.contextId !== null) lines.push(`Agent: ${agent ? agentLine(agent) : `#${task.contextId}`}`);
   lines.push(`Description: ${task.description ?? '(none)'}`);
   if (task.notes) lines.push(`Notes: ${task.notes}`);
@@ -139,19 +188,19 @@ const mcpServerSdk = onFirstUse(() => import('@modelcontextprotocol/sdk/server/m
 /** One MCP server for one caller: stateless, made anew for each request (routes.ts). */
 export async function createMcpServer(
   userId: number,
-  { tasks, checklists, agents, logger }: McpToolDeps,
+  { tasks, checklists, agents, projects, logger }: McpToolDeps,
 ): Promise<McpServer> {
   const { McpServer } = await mcpServerSdk();
   const server = new McpServer(
     { name: 'tasklane', title: 'Tasklane', version },
     {
       instructions:
-        'Tasklane is a task manager. Tasks have an id, a title, an optional description, notes, a due date (YYYY-MM-DD), a done flag and a checklist; an AI agent can be attached to one. Use list_tasks to find ids.',
+        'Tasklane is a task manager. Tasks have an id, a title, an optional description, notes, a due date (YYYY-MM-DD), a done flag, a checklist and assignees; an AI agent can be attached to one. Every task is in a project: your own Inbox, or a project shared with you, where your role (viewer, commenter, editor, admin, owner) says what you may do. Use list_projects to find project ids and list_tasks to find task ids.',
     },
   );
 
   /**
-   * A service's refusal (a task that is not yours or not there, an agent that is not yours) is the
+   * A service's refusal (a task you cannot see or change, an agent that is not yours) is the
    * tool's answer with `isError`; anything else is logged and answered without detail.
    */
   const run = async (action: () => Promise<string>): Promise<CallToolResult> => {
@@ -166,14 +215,14 @@ export async function createMcpServer(
   };
 
   const activeTasks = async (query: TaskListQuery = {}): Promise<Task[]> =>
-    JSON.parse((await tasks.activeList(userId, query)).json.toString('utf8')) as Task[];
+    JSON.parse((await tasks.activeList(userId, query)).json().toString('utf8')) as Task[];
 
   server.registerTool(
     'list_tasks',
     {
       title: 'List tasks',
       description:
-        'Your active (not archived) tasks in list order, one line each: id, title, due date, done. Filters: q (every word must occur in the title, description, notes or a checklist item), due (overdue, today, week, none), hasFiles, agentId.',
+        'Active (not archived) tasks in list order, one line each: id, title, due date, done. Without projectId, your Inbox; projectId is a project id (list_projects) or "all" (every project you belong to); assignee "me" lists the tasks assigned to you, in any project. Filters: q (every word must occur in the title, description, notes or a checklist item), due (overdue, today, week, none), hasFiles, agentId.',
       inputSchema: listTasksInput,
       annotations: { readOnlyHint: true },
     },
@@ -181,7 +230,8 @@ export async function createMcpServer(
       run(async () => {
         const found = await activeTasks(query);
         if (found.length === 0) return 'No tasks found.';
-        return found.map(taskLine).join('\n');
+        const withProject = query.projectId === ALL_PROJECTS || query.assignee !== undefined;
+        return found.map((task) => taskLine(task, { withProject })).join('\n');
       }),
   );
 
@@ -189,7 +239,8 @@ export async function createMcpServer(
     'get_task',
     {
       title: 'Get a task',
-      description: 'One task in full: due date, done, agent, description, notes and its checklist.',
+      description:
+        'One task in full: project, due date, done, assignees, agent, description, notes and its checklist.',
       inputSchema: getTaskInput,
       annotations: { readOnlyHint: true },
     },
@@ -207,7 +258,7 @@ export async function createMcpServer(
     {
       title: 'Create a task',
       description:
-        'Adds a task at the top of your list. dueDate is YYYY-MM-DD; agentId attaches one of your AI agents.',
+        "Adds a task at the top of a list: your Inbox, or the project named by projectId (you must be an editor there). dueDate is YYYY-MM-DD; dueTime 'HH:MM' in your time zone (needs dueDate); recurrence an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO (needs dueDate), recurrenceFrom 'due' or 'completion'; agentId attaches one of your AI agents.",
       inputSchema: createTaskInput,
     },
     ({ agentId, ...fields }) =>
@@ -227,7 +278,7 @@ export async function createMcpServer(
     {
       title: 'Change a task',
       description:
-        'Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none), completed, archived, agentId; the fields left out stay as they are.',
+        "Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none: clears dueTime and recurrence too), dueTime ('HH:MM' in your time zone, null for none), recurrence (an RRULE, null for none), recurrenceFrom ('due' or 'completion'), completed, archived, agentId; projectId moves the task to another project; assigneeIds (user ids, members of its project) replaces its assignees. The fields left out stay as they are. You must be an editor of the task's project. Completed and archived are one state: completing archives the task, reopening restores it.",
       inputSchema: updateTaskInput,
     },
     ({ taskId, agentId, ...fields }) =>
@@ -241,12 +292,17 @@ export async function createMcpServer(
     'complete_task',
     {
       title: 'Complete a task',
-      description: 'Marks a task as done.',
+      description:
+        'Marks a task as done, which archives it, as in the app: it leaves list_tasks. A recurring task instead moves on to its next due date and stays active (its checklist unticked); final: true ends the series and archives it.',
       inputSchema: completeTaskInput,
-      annotations: { idempotentHint: true },
     },
-    ({ taskId }) =>
-      run(async () => `Completed ${named(await tasks.update(userId, taskId, { completed: true }))}`),
+    ({ taskId, final }) =>
+      run(async () => {
+        const task = await tasks.complete(userId, taskId, { final });
+        return task.archived
+          ? `Completed ${named(task)}`
+          : `Completed ${named(task)}; next due ${task.dueDate}${task.dueTime ? ` ${task.dueTime}` : ''}`;
+      }),
   );
 
   server.registerTool(
@@ -278,6 +334,18 @@ export async function createMcpServer(
         if (rows.length === 0) return 'You have no AI agents.';
         return rows.map((row) => agentLine(toAgent(row))).join('\n');
       }),
+  );
+
+  server.registerTool(
+    'list_projects',
+    {
+      title: 'List projects',
+      description:
+        'Your projects as JSON, as GET /api/projects answers: your Inbox first, then every project you belong to, by name, each with id, name, color, inbox, archived, your role, ownerId, memberCount, taskCount and createdAt.',
+      inputSchema: listProjectsInput,
+      annotations: { readOnlyHint: true },
+    },
+    () => run(async () => JSON.stringify(await projects.list({ id: userId }))),
   );
 
   return server;

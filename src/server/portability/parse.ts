@@ -4,9 +4,12 @@ import { z } from 'zod';
 import { agentBodySchema } from '../../common/agents';
 import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
 import { CSV_COLUMNS, type ImportError } from '../../common/data';
-import { updateTaskBodySchema } from '../../common/tasks';
+import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
+import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
+import { TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
 import { onFirstUse } from '../on-first-use';
 import type { NewTaskWithChecklist } from '../tasks/bulk';
+import { unescapeFormula } from './formulas';
 
 /** A task read from a file; `agentRef` is the id its agent had in the file (JSON only). */
 export interface ParsedTask extends Omit<NewTaskWithChecklist, 'contextId'> {
@@ -24,9 +27,11 @@ export interface ParsedFile {
   format: 'tasklane-json' | 'tasklane-csv' | 'todoist-csv';
   tasks: ParsedTask[];
   agents: ParsedAgent[];
-  /** Rows or entries left out: bad values (listed in `errors`), and Todoist's sections and notes. */
+  /** Rows or entries left out: bad values (listed in `errors`), Todoist's sections and notes with no task. */
   skipped: number;
   errors: ImportError[];
+  /** What is imported with something lost, or left out with a reason that is no error (Todoist). */
+  notices: ImportError[];
 }
 
 /** A file that cannot be read at all: nothing of it is imported. */
@@ -51,6 +56,9 @@ const taskFields = updateTaskBodySchema.pick({
   notes: true,
   aiDraft: true,
   aiAssisted: true,
+  dueTime: true,
+  recurrence: true,
+  recurrenceFrom: true,
 });
 
 const checklistTitle = createChecklistItemBodySchema.shape.title;
@@ -64,8 +72,15 @@ function checkTask(
   const result = taskFields.safeParse(
     Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)),
   );
-  return result.success ? { task: result.data } : { error: firstIssue(result.error) };
+  if (!result.success) return { error: firstIssue(result.error) };
+  if (!result.data.dueDate && result.data.dueTime) return { error: TASK_MESSAGES.dueTimeNeedsDate };
+  if (!result.data.dueDate && result.data.recurrence) return { error: TASK_MESSAGES.recurrenceNeedsDate };
+  return { task: result.data };
 }
+
+/** The zone a file names for a due time, when Intl knows it; else the importer's. */
+const zoneOr = (zone: unknown, fallback: string): string =>
+  typeof zone === 'string' && isTimeZone(zone) ? zone : fallback;
 
 const isoDateTime = z.iso.datetime({ offset: true, error: 'createdAt must be an ISO 8601 date and time' });
 
@@ -74,7 +89,11 @@ type Chrono = typeof ChronoModule;
 /** The date parser, loaded at the first Todoist import (decision 027). */
 const loadChrono = onFirstUse(() => import('chrono-node'));
 
-export async function parseImportFile(bytes: Buffer, today = new Date()): Promise<ParsedFile> {
+export async function parseImportFile(
+  bytes: Buffer,
+  today = new Date(),
+  timeZone: string = DEFAULT_TIME_ZONE,
+): Promise<ParsedFile> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -83,7 +102,7 @@ export async function parseImportFile(bytes: Buffer, today = new Date()): Promis
   }
   const body = text.replace(/^\uFEFF/, '');
   if (!body.trim()) throw new UnreadableFileError(1, 'The file is empty.');
-  return /^\s*[{[]/.test(body) ? parseJson(body) : parseCsvFile(body, today);
+  return /^\s*[{[]/.test(body) ? parseJson(body, timeZone) : parseCsvFile(body, today, timeZone);
 }
 
 // --- JSON: the document GET /api/export?format=json writes.
@@ -112,7 +131,7 @@ function jsonErrorLine(body: string, error: Error): number {
   return at ? body.slice(0, Number(at[1])).split('\n').length : 1;
 }
 
-function parseJson(body: string): ParsedFile {
+function parseJson(body: string, timeZone: string): ParsedFile {
   let document: unknown;
   try {
     document = JSON.parse(body);
@@ -165,11 +184,15 @@ function parseJson(body: string): ParsedFile {
       archivedAt: extra.data.archivedAt ?? null,
       agentRef: extra.data.contextId ?? null,
       checklistItems: extra.data.checklistItems ?? [],
+      dueTime: task.dueTime ?? null,
+      dueTimeZone: task.dueTime ? zoneOr((entry as { dueTimeZone?: unknown }).dueTimeZone, timeZone) : null,
+      recurrence: task.recurrence ?? null,
+      recurrenceFrom: task.recurrenceFrom ?? 'due',
     });
   }
   // Agents are not rows of the task list: only the bad tasks count as skipped.
   const skipped = errors.filter((error) => error.message.startsWith('task ')).length;
-  return { format: 'tasklane-json', tasks, agents, skipped, errors };
+  return { format: 'tasklane-json', tasks, agents, skipped, errors, notices: [] };
 }
 
 // --- CSV: Tasklane's own columns, or Todoist's export.
@@ -239,11 +262,11 @@ function readCsv(body: string): { header: string[]; records: CsvRecord[] } {
   return { header, records };
 }
 
-async function parseCsvFile(body: string, today: Date): Promise<ParsedFile> {
+async function parseCsvFile(body: string, today: Date, timeZone: string): Promise<ParsedFile> {
   const { header, records } = readCsv(body);
   const names = new Set(header.map((name) => name.toLowerCase()));
-  if (names.has('type') && names.has('content')) return todoist(records, today, await loadChrono());
-  if (names.has('title')) return tasklaneCsv(records);
+  if (names.has('type') && names.has('content')) return todoist(records, today, await loadChrono(), timeZone);
+  if (names.has('title')) return tasklaneCsv(records, timeZone);
   throw new UnreadableFileError(
     1,
     `The first line must name the columns: Tasklane's (${CSV_COLUMNS.join(', ')}) or Todoist's (TYPE, CONTENT, DESCRIPTION, PRIORITY, INDENT, DATE, ...).`,
@@ -259,10 +282,13 @@ const field = (record: Record<string, string>, name: string): string => {
 
 const BOOLEAN = { true: true, false: false, '': false } as Record<string, boolean>;
 
-function tasklaneCsv(records: CsvRecord[]): ParsedFile {
+function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
   const tasks: ParsedTask[] = [];
   const errors: ImportError[] = [];
-  for (const { record, line } of records) {
+  for (const { record: escaped, line } of records) {
+    const record = Object.fromEntries(
+      Object.entries(escaped).map(([name, cell]) => [name, unescapeFormula(cell)]),
+    );
     const flags: Record<string, boolean> = {};
     let error: string | undefined;
     for (const name of ['completed', 'archived'] as const) {
@@ -278,6 +304,10 @@ function tasklaneCsv(records: CsvRecord[]): ParsedFile {
       description: field(record, 'description'),
       dueDate: field(record, 'dueDate').trim(),
       notes: field(record, 'notes') || null,
+      // Columns of issue 22: absent from older files, which read as none.
+      dueTime: field(record, 'dueTime').trim() || null,
+      recurrence: field(record, 'recurrence').trim() || null,
+      recurrenceFrom: field(record, 'recurrenceFrom').trim() || undefined,
     });
     if ('error' in checked) error ??= checked.error;
     if (error !== undefined || 'error' in checked) {
@@ -297,9 +327,13 @@ function tasklaneCsv(records: CsvRecord[]): ParsedFile {
       createdAt: createdAt?.data ?? null,
       agentRef: null,
       checklistItems: [],
+      dueTime: task.dueTime ?? null,
+      dueTimeZone: task.dueTime ? zoneOr(field(record, 'dueTimeZone').trim(), timeZone) : null,
+      recurrence: task.recurrence ?? null,
+      recurrenceFrom: task.recurrenceFrom ?? 'due',
     });
   }
-  return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors };
+  return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors, notices: [] };
 }
 
 /** The local calendar date of a Date, as YYYY-MM-DD. */
@@ -316,57 +350,184 @@ function todoistDate(text: string, lang: string, today: Date, chrono: Chrono): s
   return date ? calendarDate(date) : null;
 }
 
+/** Todoist's words for a date that repeats: 'every monday', 'every! 3 days', 'ev week', 'daily'. */
+const RECURRING = /(?:^|\s)(?:every|ev)!?(?=\s|$)|^(?:daily|weekly|monthly|yearly|annually)$/i;
+
+// Not Intl: its en-GB short month for September is 'Sept' in current ICU versions.
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A YYYY-MM-DD date as '4 Jan', or '4 Jan 2028' when its year is not `currentYear`. */
+function shortDate(date: string, currentYear?: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  return `${day} ${MONTHS[month - 1]}${year === currentYear ? '' : ` ${year}`}`;
+}
+
+/** A comment's DATE (an ISO instant) as '3 Jan 2027', the day it was where the task is; else the text as it is. */
+function noteDate(text: string, timeZone: string): string {
+  const instant = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(instant)) return text;
+  const format = (zone: string) => {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).formatToParts(instant);
+    const part = (type: string) => parts.find((p) => p.type === type)?.value;
+    return `${part('year')}-${part('month')}-${part('day')}`;
+  };
+  let date: string;
+  try {
+    date = format(timeZone || 'UTC');
+  } catch {
+    // A time zone Intl does not know.
+    date = format('UTC');
+  }
+  return shortDate(date);
+}
+
+/** A task of the file and the time zone its row names, for the dates of its notes. */
+interface Holder {
+  task: ParsedTask;
+  timeZone: string;
+}
+
 /**
  * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
- * task above; sections and notes are skipped (counted, not listed as errors).
+ * task above (its due date kept in its text, '… (due 4 Jan)'); a note row (a comment) joins the
+ * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text' (a subtask's
+ * note goes to its task, naming the subtask). The meta row is read past; sections are skipped
+ * (counted, not listed). A repeating date is not imported: the task gets the next date chrono
+ * reads in it, if any, and a notice says so.
  */
-function todoist(records: CsvRecord[], today: Date, chrono: Chrono): ParsedFile {
+function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone: string): ParsedFile {
   const tasks: ParsedTask[] = [];
   const errors: ImportError[] = [];
+  const notices: ImportError[] = [];
   let skipped = 0;
   /** The task indented rows belong to, or the line of the task that was skipped. */
-  let parent: ParsedTask | { skippedLine: number } | null = null;
+  let parent: Holder | { skippedLine: number } | null = null;
+  /** The task a note row belongs to, and the subtask it was written on, if any. */
+  let noteTarget: { holder: Holder; on: string | null } | { skippedLine: number } | null = null;
+  const year = today.getFullYear();
   for (const { record, line } of records) {
     const skip = (message: string) => {
       errors.push({ row: line, message });
       skipped += 1;
     };
+    /**
+     * The row's date; a repeating one ('every monday', 'every weekday at 9am') as a rule with its
+     * next date (from today, in the row's zone) as the due date. One the phrase reader cannot read
+     * keeps the old way (one date, if chrono finds one) and a notice names it.
+     */
+    const dueOf = (asTask: boolean) => {
+      const text = field(record, 'DATE').trim();
+      const zone = zoneOr(field(record, 'TIMEZONE').trim(), importerZone);
+      const phrase =
+        asTask && RECURRING.test(text)
+          ? parseRecurrencePhrase(text.replace(/^ev!?(?=\s)/i, (w) => w.replace(/^ev/i, 'every')))
+          : null;
+      if (phrase) {
+        const next = firstDueDate(phrase.rule, dateInZone(today, zone));
+        if (next) {
+          return {
+            due: next,
+            notice: null,
+            repeat: {
+              dueTime: phrase.time,
+              dueTimeZone: phrase.time ? zone : null,
+              recurrence: phrase.rule,
+              recurrenceFrom: phrase.from,
+            },
+          };
+        }
+      }
+      const due = todoistDate(text, field(record, 'DATE_LANG'), today, chrono);
+      const notice = RECURRING.test(text)
+        ? {
+            row: line,
+            message: `recurrence not imported: ${text} (${due ? `due once, on ${shortDate(due, year)}` : 'no due date'})`,
+          }
+        : null;
+      return { due, notice, repeat: null };
+    };
     const type = field(record, 'TYPE').trim().toLowerCase();
-    if (type === 'section' || type === 'note') {
+    if (type === 'meta') continue;
+    if (type === 'section') {
       skipped += 1;
+      noteTarget = null;
+      continue;
+    }
+    if (type === 'note') {
+      const text = field(record, 'CONTENT').trim();
+      if (!text) skipped += 1;
+      else if (noteTarget === null) {
+        notices.push({ row: line, message: 'note not imported: no task above it' });
+        skipped += 1;
+      } else if ('skippedLine' in noteTarget) skip(`Its task (line ${noteTarget.skippedLine}) was skipped`);
+      else {
+        const { holder, on } = noteTarget;
+        const author = field(record, 'AUTHOR')
+          .replace(/\s*\(\d+\)\s*$/, '')
+          .trim();
+        const date = noteDate(
+          field(record, 'DATE').trim(),
+          field(record, 'TIMEZONE').trim() || holder.timeZone,
+        );
+        const head = [[author, date].filter(Boolean).join(', '), on === null ? '' : `(on "${on}")`]
+          .filter(Boolean)
+          .join(' ');
+        const entry = head ? `${head}: ${text}` : text;
+        const notes = taskFields.shape.notes.safeParse(
+          holder.task.notes ? `${holder.task.notes}\n\n${entry}` : entry,
+        );
+        if (notes.success) holder.task.notes = notes.data ?? null;
+        else skip(firstIssue(notes.error));
+      }
       continue;
     }
     if (type !== 'task') {
-      skip(`TYPE must be task, section or note, not '${type}'`);
+      skip(`TYPE must be task, section, note or meta, not '${type}'`);
       continue;
     }
     const indentText = field(record, 'INDENT').trim() || '1';
     const indent = /^\d+$/.test(indentText) ? Number(indentText) : Number.NaN;
     if (!(indent >= 1)) {
       skip('INDENT must be a whole number from 1');
+      noteTarget = { skippedLine: line };
       continue;
     }
     const content = field(record, 'CONTENT');
+    const timeZone = field(record, 'TIMEZONE').trim();
     if (indent > 1) {
+      noteTarget = { skippedLine: line };
       if (parent === null) skip('An indented task needs a task above it');
       else if ('skippedLine' in parent) skip(`Its task (line ${parent.skippedLine}) was skipped`);
-      else if (parent.checklistItems.length >= CHECKLIST_LIMITS.itemsMax)
+      else if (parent.task.checklistItems.length >= CHECKLIST_LIMITS.itemsMax)
         skip(`A task can hold at most ${CHECKLIST_LIMITS.itemsMax} checklist items`);
       else {
         const title = checklistTitle.safeParse(content);
-        if (title.success) parent.checklistItems.push({ title: title.data, done: false });
-        else skip(firstIssue(title.error));
+        const { due, notice } = dueOf(false);
+        // A checklist item has no date of its own: the date stays in its text.
+        const item = title.success
+          ? checklistTitle.safeParse(due ? `${title.data} (due ${shortDate(due, year)})` : title.data)
+          : title;
+        if (!item.success) skip(firstIssue(item.error));
+        else {
+          parent.task.checklistItems.push({ title: item.data, done: false });
+          if (notice) notices.push(notice);
+          const holder = { task: parent.task, timeZone: timeZone || parent.timeZone };
+          noteTarget = { holder, on: content.trim() };
+        }
       }
       continue;
     }
-    const checked = checkTask({
-      title: content,
-      description: field(record, 'DESCRIPTION'),
-      dueDate: todoistDate(field(record, 'DATE'), field(record, 'DATE_LANG'), today, chrono),
-    });
+    const { due, notice, repeat } = dueOf(true);
+    const checked = checkTask({ title: content, description: field(record, 'DESCRIPTION'), dueDate: due });
     if ('error' in checked) {
       skip(checked.error);
       parent = { skippedLine: line };
+      noteTarget = parent;
       continue;
     }
     const task: ParsedTask = {
@@ -380,9 +541,12 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono): ParsedFile 
       aiAssisted: false,
       agentRef: null,
       checklistItems: [],
+      ...(repeat ?? {}),
     };
     tasks.push(task);
-    parent = task;
+    if (notice) notices.push(notice);
+    parent = { task, timeZone };
+    noteTarget = { holder: parent, on: null };
   }
-  return { format: 'todoist-csv', tasks, agents: [], skipped, errors };
+  return { format: 'todoist-csv', tasks, agents: [], skipped, errors, notices };
 }

@@ -2,9 +2,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../common/agents';
 import type { ChecklistItem } from '../../common/checklist';
 import type { ExportDocument, ImportResult } from '../../common/data';
+import { dateInZone } from '../../common/due';
+import { PROJECT_MESSAGES } from '../../common/projects';
 import type { Task } from '../../common/tasks';
+import { ACCESS_MESSAGES } from '../access';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { CALLERS, expectedAnswers, listenToTeam, shareProject, signUpTeam } from '../testing/team';
+import { parseImportFile } from './parse';
 
 const BOUNDARY = '----tasklane-import';
 
@@ -72,11 +77,15 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       await alice.request('POST', '/api/ai-agents', { title: 'Writer', prompt: 'Write it' })
     ).json() as Agent;
     await alice.request('POST', '/api/ai-agents', { title: 'Unused', prompt: 'Nothing' });
+    await alice.request('PATCH', '/api/auth/me', { timeZone: 'Europe/Berlin' });
     const first = (
       await alice.request('POST', '/api/tasks', {
         title: 'First',
         dueDate: '2027-02-03',
         contextId: agent.id,
+        dueTime: '07:45',
+        recurrence: 'FREQ=WEEKLY;BYDAY=WE',
+        recurrenceFrom: 'completion',
       })
     ).json() as Task;
     await alice.request('PATCH', `/api/tasks/${first.id}`, {
@@ -103,6 +112,10 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       notes: 'Some notes',
       aiDraft: 'A draft',
       contextId: agent.id,
+      dueTime: '07:45',
+      dueTimeZone: 'Europe/Berlin',
+      recurrence: 'FREQ=WEEKLY;BYDAY=WE',
+      recurrenceFrom: 'completion',
       checklistItems: [
         { title: 'Step one', done: false },
         { title: 'Step two', done: true },
@@ -115,6 +128,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       imported: 3,
       skipped: 0,
       errors: [],
+      notices: [],
     });
     const after = await exportJson(carol);
     const mine = { ...after, tasks: after.tasks.filter((task) => task.title !== 'Already there') };
@@ -134,6 +148,33 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect((await carol.request('GET', '/api/ai-agents')).json()).toHaveLength(2);
   });
 
+  it('carries due time, its zone and recurrence through CSV', async () => {
+    await alice.request('PATCH', '/api/auth/me', { timeZone: 'America/New_York' });
+    await alice.request('POST', '/api/tasks', {
+      title: 'Stand-up',
+      dueDate: '2027-01-04',
+      dueTime: '09:00',
+      recurrence: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR',
+    });
+    const csv = (await alice.request('GET', '/api/export?format=csv')).body;
+    expect(csv).toContain('dueTime,dueTimeZone,recurrence,recurrenceFrom');
+    expect(csv).toContain('09:00,America/New_York,"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",due');
+    expect(await imported(bob, csv)).toMatchObject({ imported: 1, errors: [] });
+    expect((await active(bob))[0]).toMatchObject({
+      dueDate: '2027-01-04',
+      dueTime: '09:00',
+      dueTimeZone: 'America/New_York',
+      recurrence: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR',
+      recurrenceFrom: 'due',
+    });
+    // A bad rule or a time without a date is a row error naming the field.
+    const bad = ['title,dueDate,dueTime,recurrence', 'A,,09:00,', 'B,2027-01-01,,FREQ=SOMETIMES'].join('\n');
+    expect((await imported(bob, bad)).errors).toEqual([
+      { row: 2, message: 'dueTime needs a dueDate' },
+      { row: 3, message: 'recurrence must be an RRULE such as FREQ=WEEKLY;BYDAY=MO' },
+    ]);
+  });
+
   it('exports CSV with quotes, commas and newlines, and reads it back with a byte-order mark', async () => {
     const tricky = {
       title: 'Say "hi", then leave',
@@ -151,8 +192,65 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       '"Say ""hi"", then leave","Line one\nLine two, with comma",2027-01-02,false,false,,',
     );
 
-    expect(await imported(bob, response.rawPayload)).toEqual({ imported: 1, skipped: 0, errors: [] });
+    expect(await imported(bob, response.rawPayload)).toEqual({
+      imported: 1,
+      skipped: 0,
+      errors: [],
+      notices: [],
+    });
     expect((await active(bob))[0]).toMatchObject({ ...tricky, completed: false, archived: false });
+  });
+
+  it('escapes cells a spreadsheet would run as formulas, ends lines with CRLF, and reads its own escapes back', async () => {
+    const risky = [
+      { title: '=HYPERLINK("https://example.com","Click me")', notes: '+SUM(1,2)' },
+      { title: '+SUM(1,2)', description: '-2+3' },
+      { title: '@errands', notes: '\tindented' },
+      { title: "'=already quoted once", description: "'tis the season" },
+      { title: 'Plain', description: 'Line one\nLine two' },
+    ];
+    for (const task of [...risky].reverse()) {
+      const { notes, ...fields } = task;
+      const created = (await alice.request('POST', '/api/tasks', fields)).json() as Task;
+      if (notes) await alice.request('PATCH', `/api/tasks/${created.id}`, { notes });
+    }
+    const response = await alice.request('GET', '/api/export?format=csv');
+    expect(response.statusCode).toBe(200);
+    const body = response.body;
+    expect(body).toContain(`"'=HYPERLINK(""https://example.com"",""Click me"")",,,false,false,"'+SUM(1,2)",`);
+    expect(body).toContain(`"'+SUM(1,2)",'-2+3,,false,false,,`);
+    expect(body).toContain(`'@errands,,,false,false,'\tindented,`);
+    // A leading quote the user typed is doubled only where it would otherwise be taken for an escape.
+    expect(body).toContain(`''=already quoted once,'tis the season,,`);
+    // RFC 4180: every record ends with CRLF, the last one too; a line break inside a value is quoted.
+    expect(body).toContain('Plain,"Line one\nLine two",');
+    expect(body.endsWith('\r\n')).toBe(true);
+    const records = body.replace('"Line one\nLine two"', '').split('\r\n');
+    expect(records).toHaveLength(risky.length + 2);
+    expect(records.join('')).not.toMatch(/[\r\n]/);
+
+    expect(await imported(bob, response.rawPayload)).toEqual({
+      imported: 5,
+      skipped: 0,
+      errors: [],
+      notices: [],
+    });
+    expect(
+      (await active(bob)).map(({ title, description, notes }) => ({
+        title,
+        ...(description === null ? {} : { description }),
+        ...(notes === null ? {} : { notes }),
+      })),
+    ).toEqual(risky);
+  });
+
+  it('keeps a leading quote in a hand-written Tasklane CSV unless it escapes a formula character', async () => {
+    const csv = ['title,description', "'quoted title,'=1+1", "'@desk,'-"].join('\r\n');
+    expect(await imported(alice, csv)).toEqual({ imported: 2, skipped: 0, errors: [], notices: [] });
+    expect((await active(alice)).map((task) => [task.title, task.description])).toEqual([
+      ["'quoted title", '=1+1'],
+      ['@desk', '-'],
+    ]);
   });
 
   it('skips and lists rows with a bad value, and a dry run writes nothing', async () => {
@@ -174,6 +272,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
         { row: 4, message: 'dueDate must be a real date written YYYY-MM-DD' },
         { row: 5, message: 'completed must be true or false' },
       ],
+      notices: [],
     };
     expect(preview).toEqual(expected);
     expect(await active(alice)).toEqual([]);
@@ -216,7 +315,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(response.json().message).toMatch(/10 MB/);
   });
 
-  it("reads Todoist's export: sections and notes skipped, indented tasks as checklist items, dates via chrono", async () => {
+  it("reads Todoist's export: sections skipped, notes kept, indented tasks as checklist items, dates via chrono", async () => {
     const todoist = [
       'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
       'section,Home,,,,,,,,',
@@ -229,27 +328,54 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       'task,Steuer,,1,1,Ana (1),,1. März 2027,de,Europe/Berlin',
       'task,,,1,1,Ana (1),,,en,Europe/Lisbon',
       'task,Orphan step,,1,2,Ana (1),,,en,Europe/Lisbon',
+      'note,Lost with its task,,,,Ana (1),,,,',
     ].join('\n');
-    const result = await imported(alice, `\uFEFF${todoist}`);
-    expect(result).toEqual({
+    const expected = {
       imported: 3,
       skipped: 4,
       errors: [
         { row: 10, message: 'title is required' },
         { row: 11, message: 'Its task (line 10) was skipped' },
+        // The note's task row is the skipped subtask.
+        { row: 12, message: 'Its task (line 11) was skipped' },
       ],
-    });
+      notices: [],
+    };
+    expect(await imported(alice, `\uFEFF${todoist}`, '?dryRun=true')).toEqual(expected);
+    expect(await imported(alice, `\uFEFF${todoist}`)).toEqual(expected);
     const tasks = await active(alice);
-    expect(tasks.map((task) => [task.title, task.description, task.dueDate])).toEqual([
-      ['Pay rent', 'Before noon', '2027-03-01'],
-      ['Water plants', null, null],
-      ['Steuer', null, '2027-03-01'],
+    expect(tasks.map((task) => [task.title, task.description, task.dueDate, task.notes])).toEqual([
+      ['Pay rent', 'Before noon', '2027-03-01', 'Ana (on "Transfer, and confirm"): Remember the reference'],
+      // A repeating date is a rule, with its next date (today where the task is) as the due date.
+      ['Water plants', null, dateInZone(new Date(), 'Europe/Lisbon'), null],
+      ['Steuer', null, '2027-03-01', null],
     ]);
+    expect(tasks[1]).toMatchObject({ recurrence: 'FREQ=DAILY', recurrenceFrom: 'due', dueTime: null });
     expect(await checklist(alice, tasks[0]!.id)).toEqual([
       ['Find the bank details', false],
       ['Transfer, and confirm', false],
     ]);
     expect(tasks[0]!.checklist).toEqual({ done: 0, total: 2 });
+  });
+
+  it("imports a current Todoist export: no error for its meta row, notes in the task's notes", async () => {
+    const result = await imported(alice, TODOIST_EXPORT);
+    expect(result).toMatchObject({ imported: 3, skipped: 2, errors: [] });
+    expect(result.notices).toContainEqual({
+      row: 16,
+      message: expect.stringMatching(/^recurrence not imported: every! 3 days \(due once, on /),
+    });
+    const [rent, bins, plants] = await active(alice);
+    expect(bins).toMatchObject({ recurrence: 'FREQ=WEEKLY;BYDAY=MO', recurrenceFrom: 'due' });
+    expect(new Date(`${bins!.dueDate}T12:00:00Z`).getUTCDay()).toBe(1);
+    expect(plants).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
+    expect(plants!.dueDate).toMatch(/-01$/);
+    expect(rent!.notes).toMatch(/^Rui, \d{1,2} \w{3} \d{4}: Ask for a receipt\n\nAna, /);
+    expect(bins!.notes).toBe('Ana, 2 Nov 2026: Recycling goes out on Thursdays,\nglass on Fridays');
+    expect((await checklist(alice, rent!.id)).map(([title]) => title)).toEqual([
+      expect.stringMatching(/^Find the bank details \(due 4 Jan( \d{4})?\)$/),
+      expect.stringMatching(/^Transfer and confirm \(due 2 Feb( \d{4})?\)$/),
+    ]);
   });
 
   it('imports 5,000 rows in well under 10 seconds', async () => {
@@ -259,7 +385,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     );
     const csv = ['title,description,dueDate,completed,archived', ...rows].join('\n');
     const started = performance.now();
-    expect(await imported(alice, csv)).toEqual({ imported: 5000, skipped: 0, errors: [] });
+    expect(await imported(alice, csv)).toEqual({ imported: 5000, skipped: 0, errors: [], notices: [] });
     const ms = performance.now() - started;
     console.info(`import of 5,000 rows on ${dialect}: ${ms.toFixed(0)} ms`);
     expect(ms).toBeLessThan(10_000);
@@ -268,4 +394,235 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(tasks[0]!.title).toBe('Task 0');
     expect(tasks[4999]!.title).toBe('Task 4999');
   }, 60_000);
+
+  describe('with projects', () => {
+    const createProject = async (user: TestUser, name: string): Promise<number> => {
+      const response = await user.request('POST', '/api/projects', { name });
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json().id;
+    };
+    const addTask = async (user: TestUser, body: Record<string, unknown>): Promise<Task> => {
+      const response = await user.request('POST', '/api/tasks', body);
+      expect(response.statusCode, response.body).toBe(201);
+      return response.json();
+    };
+
+    it('exports the Inbox and the projects the caller owns, not a project they are only a member of', async () => {
+      const mine = await createProject(alice, 'Mine');
+      const owned = await addTask(alice, { title: 'In my project', projectId: mine });
+      await alice.request('POST', `/api/tasks/${owned.id}/checklist`, { title: 'Step in my project' });
+      await addTask(alice, { title: 'In my Inbox' });
+      const bobs = await createProject(bob, 'Bob’s');
+      await bob.request('POST', `/api/projects/${bobs}/members`, {
+        user: alice.user.username,
+        role: 'editor',
+      });
+      const shared = await addTask(alice, { title: 'In Bob’s project', projectId: bobs });
+      await alice.request('POST', `/api/tasks/${shared.id}/checklist`, { title: 'Step in Bob’s' });
+
+      const document = await exportJson(alice);
+      expect(
+        document.tasks.map((task) => [task.title, task.checklistItems.map((item) => item.title)]),
+      ).toEqual([
+        ['In my Inbox', []],
+        ['In my project', ['Step in my project']],
+      ]);
+      const csv = (await alice.request('GET', '/api/export?format=csv')).body;
+      expect(csv).toContain('In my project');
+      expect(csv).not.toContain('Bob’s');
+      // Bob, the owner, exports it; alice's task in it goes with his project.
+      expect((await exportJson(bob)).tasks.map((task) => task.title)).toEqual(['In Bob’s project']);
+    });
+
+    it('imports into a project where the caller is editor or more: 404 for a non-member, 403 below editor, 409 archived', async () => {
+      const team = await signUpTeam(t);
+      const projectId = await shareProject(team);
+      const csv = 'title\nImported';
+      const got: Record<string, number> = {};
+      for (const caller of CALLERS) {
+        const response = await importFile(team[caller], csv, `?projectId=${projectId}`);
+        got[caller] = response.statusCode;
+        if (response.statusCode === 404) expect(response.json()).toEqual({ message: 'Project not found' });
+        if (response.statusCode === 403) expect(response.json()).toEqual({ message: ACCESS_MESSAGES.editor });
+      }
+      expect(got).toEqual(expectedAnswers('editor', 200));
+      // A dry run is refused alike, and nothing reached anyone's Inbox.
+      expect((await importFile(team.viewer, csv, `?projectId=${projectId}&dryRun=true`)).statusCode).toBe(
+        403,
+      );
+      const tasks = (await team.viewer.request('GET', `/api/tasks?projectId=${projectId}`)).json() as Task[];
+      expect(tasks.map((task) => [task.title, task.projectId])).toEqual(
+        ['owner', 'admin', 'editor'].map(() => ['Imported', projectId]),
+      );
+      for (const caller of CALLERS) expect(await active(team[caller])).toEqual([]);
+      const activity = (await team.viewer.request('GET', `/api/tasks/${tasks[0]!.id}/activity`)).json();
+      expect(activity).toEqual([expect.objectContaining({ kind: 'created', actorId: expect.any(Number) })]);
+
+      expect(
+        (await team.owner.request('PATCH', `/api/projects/${projectId}`, { archived: true })).statusCode,
+      ).toBe(200);
+      const archivedImport = await importFile(team.editor, csv, `?projectId=${projectId}`);
+      expect([archivedImport.statusCode, archivedImport.json()]).toEqual([
+        409,
+        { message: PROJECT_MESSAGES.archived },
+      ]);
+
+      const bad = await importFile(team.editor, csv, '?projectId=abc');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().message).toContain('projectId');
+    });
+
+    it("tells the project's members, not others, and defaults to the Inbox", async () => {
+      const team = await signUpTeam(t);
+      const projectId = await shareProject(team);
+      const { heard, stop } = await listenToTeam(t, team);
+      try {
+        expect((await importFile(team.editor, 'title\nShared', `?projectId=${projectId}`)).statusCode).toBe(
+          200,
+        );
+        await expect
+          .poll(() => CALLERS.filter((caller) => heard[caller].includes('/api/tasks')))
+          .toEqual(CALLERS.filter((caller) => caller !== 'non-member'));
+      } finally {
+        stop();
+      }
+      await imported(team.viewer, 'title\nMine');
+      expect((await active(team.viewer)).map((task) => [task.title, task.projectId])).toEqual([
+        ['Mine', team.viewer.inboxId],
+      ]);
+    });
+  });
+});
+
+/** A Todoist project exported today (TYPE … DURATION_UNIT), as Todoist writes it: meta row, blank rows, sections, notes. */
+const TODOIST_EXPORT = [
+  'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,DURATION,DURATION_UNIT',
+  'meta,view_style=list,,,,,,,,,,',
+  'note,Project kick-off notes,,,,Ana (12345678),,2026-12-01T10:00:00.000000Z,,,,',
+  ',,,,,,,,,,,',
+  'task,Pay rent,Before noon,4,1,Ana (12345678),,Jan 5 2027,en,Europe/Berlin,,',
+  'note,Ask for a receipt,,,,Rui (87654321),,2026-12-31T23:30:00.000000Z,,,,',
+  'task,Find the bank details,,1,2,Ana (12345678),,Jan 4,en,Europe/Berlin,,',
+  'task,Transfer and confirm,,1,2,Ana (12345678),,Feb 2 2028,en,Europe/Berlin,,',
+  'note,"Reference: ""FLAT 2B""",,,,Ana (12345678),,2027-01-03T09:15:00.000000Z,,,,',
+  ',,,,,,,,,,,',
+  'section,Weekly,,,,,,,,,,',
+  'task,Take the bins out,,2,1,Ana (12345678),,every monday,en,Europe/Lisbon,15,minute',
+  'note,"Recycling goes out on Thursdays,\nglass on Fridays",,,,Ana (12345678),,2026-11-02T18:00:00.000000Z,,,,',
+  'task,Water plants,,1,1,Ana (12345678),,every 1st,en,Europe/Lisbon,,',
+  'task,Check the soil,,1,2,,,every! 3 days,en,,,',
+].join('\r\n');
+
+describe("Todoist's export read as Todoist writes it", () => {
+  const today = new Date(2027, 0, 1, 12);
+
+  it('keeps notes with author and date, subtask due dates, and says which recurrences it leaves out', async () => {
+    const parsed = await parseImportFile(Buffer.from(`\uFEFF${TODOIST_EXPORT}`), today);
+    expect(parsed.format).toBe('todoist-csv');
+    // The meta row is no error; the section and the note above every task are the rows left out.
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.skipped).toBe(2);
+    expect(parsed.notices).toEqual([
+      { row: 3, message: 'note not imported: no task above it' },
+      // A subtask's repeating date stays in its text: a checklist item has no date of its own.
+      { row: 16, message: 'recurrence not imported: every! 3 days (due once, on 4 Jan)' },
+    ]);
+    expect(
+      parsed.tasks.map(({ title, dueDate, notes, checklistItems }) => ({
+        title,
+        dueDate,
+        notes,
+        checklist: checklistItems.map((item) => item.title),
+      })),
+    ).toEqual([
+      {
+        title: 'Pay rent',
+        dueDate: '2027-01-05',
+        // The note's day where the task's time zone is: 23:30 UTC is already 1 January in Berlin.
+        notes: [
+          'Rui, 1 Jan 2027: Ask for a receipt',
+          'Ana, 3 Jan 2027 (on "Transfer and confirm"): Reference: "FLAT 2B"',
+        ].join('\n\n'),
+        checklist: ['Find the bank details (due 4 Jan)', 'Transfer and confirm (due 2 Feb 2028)'],
+      },
+      {
+        title: 'Take the bins out',
+        dueDate: '2027-01-04',
+        notes: 'Ana, 2 Nov 2026: Recycling goes out on Thursdays,\nglass on Fridays',
+        checklist: [],
+      },
+      // Line 15 (the note above spans two lines): 'every 1st' is the 1st of each month.
+      {
+        title: 'Water plants',
+        dueDate: '2027-01-01',
+        notes: null,
+        checklist: ['Check the soil (due 4 Jan)'],
+      },
+    ]);
+    expect(parsed.tasks[1]).toMatchObject({
+      recurrence: 'FREQ=WEEKLY;BYDAY=MO',
+      recurrenceFrom: 'due',
+      dueTime: null,
+    });
+    expect(parsed.tasks[2]).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
+  });
+
+  it('reads repeating dates as rules with their next date and time, and names one it cannot read', async () => {
+    const csv = [
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
+      'task,Stand-up,,1,1,,,every weekday at 9am,en,America/New_York',
+      'task,Stretch,,1,1,,,every! 3 days,en,',
+      'task,Book club,,1,1,,,every 3rd tuesday of the month,en,Europe/Berlin',
+      'task,Birthday,,1,1,,,every year on 3 March,en,Europe/Berlin',
+    ].join('\n');
+    const parsed = await parseImportFile(Buffer.from(csv), today, 'Asia/Tokyo');
+    expect(
+      parsed.tasks.map(({ title, dueDate, dueTime, dueTimeZone, recurrence, recurrenceFrom }) => ({
+        title,
+        dueDate,
+        dueTime,
+        dueTimeZone,
+        recurrence,
+        recurrenceFrom,
+      })),
+    ).toEqual([
+      {
+        title: 'Stand-up',
+        dueDate: '2027-01-01',
+        dueTime: '09:00',
+        dueTimeZone: 'America/New_York',
+        recurrence: 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR',
+        recurrenceFrom: 'due',
+      },
+      // No TIMEZONE on the row: today is read in the importer's zone.
+      {
+        title: 'Stretch',
+        dueDate: '2027-01-01',
+        dueTime: null,
+        dueTimeZone: null,
+        recurrence: 'FREQ=DAILY;INTERVAL=3',
+        recurrenceFrom: 'completion',
+      },
+      {
+        title: 'Book club',
+        // Not read as a rule: chrono's one date, and a notice.
+        dueDate: '2027-01-05',
+        dueTime: undefined,
+        dueTimeZone: undefined,
+        recurrence: undefined,
+        recurrenceFrom: undefined,
+      },
+      {
+        title: 'Birthday',
+        dueDate: '2027-03-03',
+        dueTime: null,
+        dueTimeZone: null,
+        recurrence: 'FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=3',
+        recurrenceFrom: 'due',
+      },
+    ]);
+    expect(parsed.notices).toEqual([
+      { row: 4, message: 'recurrence not imported: every 3rd tuesday of the month (due once, on 5 Jan)' },
+    ]);
+  });
 });

@@ -2,29 +2,47 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { nowIso } from '../db/values';
 
-/** What an export reads and what an import writes besides tasks; every query is scoped to its owner. */
+/**
+ * What an export reads and what an import writes besides tasks. Tasks are read by project (which
+ * ones is the access module's answer); agents are a person's own.
+ */
 export function createDataRepository(db: Kysely<Database>) {
   return {
-    /** Active tasks in list order, then archived ones, most recently archived first. */
-    tasks: async (userId: number) => {
-      const base = () => db.selectFrom('tasks').selectAll().where('user_id', '=', userId);
-      const active = await base().where('archived', '=', false).orderBy('position').orderBy('id').execute();
-      const archived = await base()
-        .where('archived', '=', true)
-        .orderBy('archived_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
-      return [...active, ...archived];
+    /**
+     * The projects' tasks, `firstId`'s first (the Inbox), then by project: active ones in list order,
+     * then archived ones, most recently archived first.
+     */
+    tasks: async (projectIds: number[], firstId: number) => {
+      const base = () => db.selectFrom('tasks').selectAll().where('project_id', 'in', projectIds);
+      const [active, archived] = await Promise.all([
+        base()
+          .where('archived', '=', false)
+          .orderBy('project_id')
+          .orderBy('position')
+          .orderBy('id')
+          .execute(),
+        base()
+          .where('archived', '=', true)
+          .orderBy('project_id')
+          .orderBy('archived_at', 'desc')
+          .orderBy('id', 'desc')
+          .execute(),
+      ]);
+      const rank = (row: { project_id: number }) => (row.project_id === firstId ? 0 : 1);
+      // A stable sort: within each part, the order the database gave.
+      return [...active.sort((a, b) => rank(a) - rank(b)), ...archived.sort((a, b) => rank(a) - rank(b))];
     },
 
-    checklistItems: (userId: number) =>
+    /** The checklist items of the projects' tasks, by task, in their order. */
+    checklistItems: (projectIds: number[]) =>
       db
         .selectFrom('checklist_items')
-        .select(['task_id', 'title', 'done'])
-        .where('user_id', '=', userId)
-        .orderBy('task_id')
-        .orderBy('position')
-        .orderBy('id')
+        .innerJoin('tasks', 'tasks.id', 'checklist_items.task_id')
+        .select(['checklist_items.task_id', 'checklist_items.title', 'checklist_items.done'])
+        .where('tasks.project_id', 'in', projectIds)
+        .orderBy('checklist_items.task_id')
+        .orderBy('checklist_items.position')
+        .orderBy('checklist_items.id')
         .execute(),
 
     agents: (userId: number) =>

@@ -15,17 +15,21 @@ import {
   importQuerySchema,
   importResultSchema,
 } from '../../common/data';
+import type { Access } from '../access';
 import type { Database } from '../db/schema';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { LiveBus } from '../live/bus';
+import type { ProjectEvents } from '../live/projects';
 import { UnreadableFileError } from './parse';
 import { createDataService } from './service';
 
 export interface DataFeatureDeps {
   db: Kysely<Database>;
   live: LiveBus;
+  access: Access;
+  projectEvents: ProjectEvents;
 }
 
 const MB = DATA_LIMITS.importBytes / (1024 * 1024);
@@ -39,8 +43,11 @@ export const DATA_MESSAGES = {
 const fileName = (format: string) => `tasklane-${new Date().toISOString().slice(0, 10)}.${format}`;
 
 /** Export and import of one person's data (issue 13); a session or an API token, like the tasks. */
-export async function dataRoutes(fastify: FastifyInstance, { db, live }: DataFeatureDeps) {
-  const data = createDataService({ db, live });
+export async function dataRoutes(
+  fastify: FastifyInstance,
+  { db, live, access, projectEvents }: DataFeatureDeps,
+) {
+  const data = createDataService({ db, live, access, projectEvents });
 
   await fastify.register(async (scope) => {
     await scope.register(multipart, {
@@ -62,7 +69,7 @@ export async function dataRoutes(fastify: FastifyInstance, { db, live }: DataFea
         schema: {
           summary: 'Export your data',
           description:
-            'Everything you own, as a download. `json`: `{tasks, agents}`, active and archived tasks with notes, drafts, agent and checklist items. `csv`: one row per task (title, description, dueDate, completed, archived, notes, createdAt). Nothing of anyone else, no credentials.',
+            'Everything you own, as a download: the tasks of your Inbox and of the projects you own (not of those you are only a member of). `json`: `{tasks, agents}`, active and archived tasks with notes, drafts, agent and checklist items. `csv`: one row per task (title, description, dueDate, completed, archived, notes, createdAt), lines ending in CRLF; a cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading apostrophe so spreadsheets do not run it as a formula, and the import takes it off again. Nothing of anyone else, no credentials.',
           tags: ['Import and export'],
           operationId: 'exportData',
           querystring: exportQuerySchema,
@@ -95,7 +102,7 @@ export async function dataRoutes(fastify: FastifyInstance, { db, live }: DataFea
         onRequest: requireUser,
         schema: {
           summary: 'Import tasks',
-          description: `A multipart form with the file in \`${IMPORT_FIELD}\` (at most ${MB} MB, else 413): Tasklane's JSON or CSV export, or Todoist's CSV export. With \`dryRun=true\`, says what would be imported and writes nothing. Tasks go on top of your list in the file's order; rows with a bad value are skipped and listed. A file that cannot be read imports nothing (400, with the line).`,
+          description: `A multipart form with the file in \`${IMPORT_FIELD}\` (at most ${MB} MB, else 413): Tasklane's JSON or CSV export, or Todoist's CSV export. With \`dryRun=true\`, says what would be imported and writes nothing. Tasks go on top of the list of the project \`projectId\` (one where you are an editor or more: 404 when you are not a member, 403 below editor, 409 when it is archived), by default your Inbox, in the file's order; rows with a bad value are skipped and listed in \`errors\`; \`notices\` says what came in with something lost (a Todoist recurrence, imported as one date) or was left out for a reason that is no error. A file that cannot be read imports nothing (400, with the line).`,
           tags: ['Import and export'],
           operationId: 'importData',
           querystring: importQuerySchema,
@@ -116,7 +123,7 @@ export async function dataRoutes(fastify: FastifyInstance, { db, live }: DataFea
           throw error;
         }
         try {
-          return await data.import(currentUser(request).id, bytes, request.query.dryRun);
+          return await data.import(currentUser(request).id, bytes, request.query);
         } catch (error) {
           if (!(error instanceof UnreadableFileError)) throw error;
           return reply.code(400).send({

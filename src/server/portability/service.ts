@@ -1,12 +1,18 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import { CSV_COLUMNS, DATA_LIMITS, type ExportDocument, type ImportResult } from '../../common/data';
+import { DEFAULT_TIME_ZONE } from '../../common/due';
+import { PROJECTS_PATH } from '../../common/projects';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
+import { type Access, projectNotFound } from '../access';
+import { recordActivity } from '../activity/repository';
 import type { Database } from '../db/schema';
 import { toBool, toIso } from '../db/values';
 import type { LiveBus } from '../live/bus';
+import type { ProjectEvents } from '../live/projects';
 import { insertTasksOnTop } from '../tasks/bulk';
 import { toTask } from '../tasks/repository';
+import { keepLeadingQuote } from './formulas';
 import { type ParsedFile, parseImportFile } from './parse';
 import { createDataRepository } from './repository';
 
@@ -16,18 +22,33 @@ const AGENT_PATHS = ['/api/ai-agents', '/api/ai-contexts'];
 export interface DataServiceDeps {
   db: Kysely<Database>;
   live: LiveBus;
+  access: Access;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
 }
 
-/** Your data out (JSON or CSV) and tasks in (Tasklane's JSON or CSV, Todoist's CSV): issue 13. */
-export function createDataService({ db, live }: DataServiceDeps) {
+/**
+ * Your data out (JSON or CSV) and tasks in (Tasklane's JSON or CSV, Todoist's CSV): issue 13. An
+ * export holds the caller's Inbox and the projects they own (issue 21), not those they are only a
+ * member of; an import goes into a project where the caller is editor or more, by default the Inbox.
+ */
+export function createDataService({ db, live, access, projectEvents }: DataServiceDeps) {
   const data = createDataRepository(db);
 
-  const exportDocument = async (userId: number): Promise<ExportDocument> => {
-    const [tasks, items, agents] = await Promise.all([
-      data.tasks(userId),
-      data.checklistItems(userId),
-      data.agents(userId),
+  /** The caller's tasks to export: the Inbox first, then every project they own. */
+  const ownTasks = async (userId: number) => {
+    const [inbox, memberships] = await Promise.all([
+      access.listScope(userId, undefined),
+      access.memberships(userId),
     ]);
+    if (!inbox) throw projectNotFound();
+    const owned = [...memberships].filter(([, role]) => role === 'owner').map(([projectId]) => projectId);
+    return { rows: await data.tasks(owned, inbox.projectId), projectIds: owned };
+  };
+
+  const exportDocument = async (userId: number): Promise<ExportDocument> => {
+    const [{ rows: tasks, projectIds }, agents] = await Promise.all([ownTasks(userId), data.agents(userId)]);
+    const items = await data.checklistItems(projectIds);
     const itemsOf = new Map<number, Array<{ title: string; done: boolean }>>();
     for (const item of items) {
       const list = itemsOf.get(item.task_id) ?? [];
@@ -39,7 +60,15 @@ export function createDataService({ db, live }: DataServiceDeps) {
       version: 1,
       exportedAt: new Date().toISOString(),
       tasks: tasks.map((row) => {
-        const { userId: _owner, ...task } = toTask(row);
+        // A person's own file: which project, whose assignments and how many comments belong to
+        // this server, not to the file.
+        const {
+          userId: _owner,
+          projectId: _project,
+          assigneeIds: _assignees,
+          commentCount: _comments,
+          ...task
+        } = toTask(row);
         return { ...task, checklistItems: itemsOf.get(row.id) ?? [] };
       }),
       agents: agents.map((agent) => ({
@@ -57,9 +86,12 @@ export function createDataService({ db, live }: DataServiceDeps) {
     exportJson: async (userId: number): Promise<string> =>
       JSON.stringify(await exportDocument(userId), null, 2),
 
-    /** One row per task; a byte-order mark so spreadsheets read it as UTF-8. */
+    /**
+     * One row per task; a byte-order mark so spreadsheets read it as UTF-8, CRLF after every record
+     * (RFC 4180), and no cell a spreadsheet would run as a formula (formulas.ts).
+     */
     async exportCsv(userId: number): Promise<string> {
-      const tasks = (await data.tasks(userId)).map(toTask);
+      const tasks = (await ownTasks(userId)).rows.map((row) => toTask(row));
       return stringify(
         tasks.map((task) => ({
           title: task.title,
@@ -69,25 +101,53 @@ export function createDataService({ db, live }: DataServiceDeps) {
           archived: String(task.archived),
           notes: task.notes ?? '',
           createdAt: task.createdAt,
+          dueTime: task.dueTime ?? '',
+          dueTimeZone: task.dueTimeZone ?? '',
+          recurrence: task.recurrence ?? '',
+          recurrenceFrom: task.recurrenceFrom,
         })),
-        { header: true, columns: [...CSV_COLUMNS], bom: true },
+        {
+          header: true,
+          columns: [...CSV_COLUMNS],
+          bom: true,
+          record_delimiter: 'windows',
+          // Off by default once record_delimiter is set: a value with a bare \n must still be quoted.
+          quote_record_delimiter: true,
+          escape_formulas: true,
+          cast: { string: keepLeadingQuote },
+        },
       );
     },
 
     /**
      * Reads the file (UnreadableFileError: nothing imported) and, unless it is a dry run, adds its
-     * tasks on top of the list in the file's order, with its agents, in one transaction.
+     * tasks on top of the project's list (the Inbox without `projectId`) in the file's order, with
+     * its agents, in one transaction. The project is checked first, dry run or not: 404 for a
+     * non-member, 403 below editor, 409 when archived.
      */
-    async import(userId: number, file: Buffer, dryRun: boolean): Promise<ImportResult> {
-      const parsed = await parseImportFile(file);
+    async import(
+      userId: number,
+      file: Buffer,
+      { dryRun, projectId: target }: { dryRun: boolean; projectId?: number },
+    ): Promise<ImportResult> {
+      const { id: projectId } = await access.requireWritableProject({ id: userId }, target);
+      // A due time in a file without its zone (a Todoist row without TIMEZONE) is read in the importer's.
+      const zone = await db
+        .selectFrom('users')
+        .select('time_zone')
+        .where('id', '=', userId)
+        .executeTakeFirst();
+      const parsed = await parseImportFile(file, new Date(), zone?.time_zone ?? DEFAULT_TIME_ZONE);
       const result = {
         imported: parsed.tasks.length,
         skipped: parsed.skipped,
         errors: parsed.errors.slice(0, DATA_LIMITS.errorsListed),
+        notices: parsed.notices.slice(0, DATA_LIMITS.errorsListed),
       };
       if (dryRun || (parsed.tasks.length === 0 && parsed.agents.length === 0)) return result;
-      await db.transaction().execute(async (trx) => write(trx, userId, parsed));
-      live.publish(userId, [TASKS_PATH, ARCHIVED_TASKS_PATH, ...AGENT_PATHS]);
+      await db.transaction().execute(async (trx) => write(trx, userId, projectId, parsed));
+      await projectEvents([projectId], [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH]);
+      if (parsed.agents.length > 0) live.publish(userId, AGENT_PATHS);
       return result;
     },
   };
@@ -97,7 +157,7 @@ export function createDataService({ db, live }: DataServiceDeps) {
  * The file's agents become the user's (one with the same title and prompt is reused, so importing
  * twice does not double them), then its tasks, each linked to its agent's new id.
  */
-async function write(trx: Kysely<Database>, userId: number, parsed: ParsedFile) {
+async function write(trx: Kysely<Database>, userId: number, projectId: number, parsed: ParsedFile) {
   const repository = createDataRepository(trx);
   const agentIds = new Map<number, number>();
   if (parsed.agents.length > 0) {
@@ -107,13 +167,18 @@ async function write(trx: Kysely<Database>, userId: number, parsed: ParsedFile) 
       agentIds.set(agent.ref, same?.id ?? (await repository.insertAgent(userId, agent)));
     }
   }
-  await insertTasksOnTop(
+  const taskIds = await insertTasksOnTop(
     trx,
     userId,
+    projectId,
     parsed.tasks.map(({ agentRef, ...task }) => ({
       ...task,
       contextId: agentRef === null ? null : (agentIds.get(agentRef) ?? null),
     })),
+  );
+  await recordActivity(
+    trx,
+    taskIds.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
   );
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { nowIso } from '../db/values';
+import { doneAfter } from './done';
 import { foldForSearch, taskSearchText } from './search';
 
 /** A task to add in bulk (an import), with its checklist items in order. */
@@ -18,60 +19,78 @@ export interface NewTaskWithChecklist {
   createdAt?: string | null;
   archivedAt?: string | null;
   checklistItems: Array<{ title: string; done: boolean }>;
+  /** Issue 22: 'HH:MM' with the zone it is read in, an RRULE and where it counts from. */
+  dueTime?: string | null;
+  dueTimeZone?: string | null;
+  recurrence?: string | null;
+  recurrenceFrom?: 'due' | 'completion';
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
 const BATCH = 400;
 
 /**
- * Adds tasks on top of the user's list, keeping their given order, with their search text,
+ * Adds tasks on top of a project's list (created by `userId`), keeping their given order, with their search text,
  * checklist items and checklist counts written as the tasks feature writes them one by one. Call it
  * inside a transaction (`db` is then the transaction) and publish the change after it commits.
- * Returns how many tasks it added.
+ * Returns the new tasks' ids, in the given order.
  */
 export async function insertTasksOnTop(
   db: Kysely<Database>,
   userId: number,
+  projectId: number,
   tasks: NewTaskWithChecklist[],
-): Promise<number> {
-  if (tasks.length === 0) return 0;
+): Promise<number[]> {
+  if (tasks.length === 0) return [];
   const { top } = await db
     .selectFrom('tasks')
     .select((eb) => eb.fn.min('position').as('top'))
-    .where('user_id', '=', userId)
+    .where('project_id', '=', projectId)
     .executeTakeFirstOrThrow();
   // The first task goes to top - n, the last just above the current top (position starts at 0).
   const first = (top === null ? 0 : Number(top)) - tasks.length;
   const now = nowIso();
+  const ids: number[] = [];
   for (let start = 0; start < tasks.length; start += BATCH) {
     const batch = tasks.slice(start, start + BATCH);
     const rows = await db
       .insertInto('tasks')
       .values(
-        batch.map((task, i) => ({
-          user_id: userId,
-          title: task.title,
-          description: task.description,
-          due_date: task.dueDate,
-          completed: task.completed,
-          archived: task.archived,
-          archived_at: task.archived ? (task.archivedAt ?? now) : null,
-          position: first + start + i,
-          context_id: task.contextId,
-          notes: task.notes,
-          ai_draft: task.aiDraft,
-          ai_assisted: task.aiAssisted,
-          search_text: taskSearchText(task),
-          checklist_total: task.checklistItems.length,
-          checklist_done: task.checklistItems.filter((item) => item.done).length,
-          created_at: task.createdAt ?? now,
-          updated_at: now,
-        })),
+        batch.map((task, i) => {
+          // A file from elsewhere may set one flag only: here they are one state.
+          const done = doneAfter(task) === true;
+          return {
+            user_id: userId,
+            project_id: projectId,
+            title: task.title,
+            description: task.description,
+            due_date: task.dueDate,
+            // A time or a rule without a date cannot stand (the routes refuse it): it is dropped.
+            due_time: task.dueDate ? (task.dueTime ?? null) : null,
+            due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
+            recurrence: task.dueDate ? (task.recurrence ?? null) : null,
+            recurrence_from: task.recurrenceFrom ?? 'due',
+            completed: done,
+            archived: done,
+            archived_at: done ? (task.archivedAt ?? now) : null,
+            position: first + start + i,
+            context_id: task.contextId,
+            notes: task.notes,
+            ai_draft: task.aiDraft,
+            ai_assisted: task.aiAssisted,
+            search_text: taskSearchText(task),
+            checklist_total: task.checklistItems.length,
+            checklist_done: task.checklistItems.filter((item) => item.done).length,
+            created_at: task.createdAt ?? now,
+            updated_at: now,
+          };
+        }),
       )
       .returning(['id', 'position'])
       .execute();
     // Positions are unique within the import, so they say which id is whose.
     const idAt = new Map(rows.map((row) => [row.position, row.id]));
+    for (let i = 0; i < batch.length; i++) ids.push(idAt.get(first + start + i)!);
     const items = batch.flatMap((task, i) =>
       task.checklistItems.map((item, position) => ({
         task_id: idAt.get(first + start + i)!,
@@ -91,5 +110,5 @@ export async function insertTasksOnTop(
         .execute();
     }
   }
-  return tasks.length;
+  return ids;
 }

@@ -1,8 +1,26 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CHECKLIST_LIMITS, CHECKLIST_MESSAGES, type ChecklistItem } from '../../common/checklist';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ActivityEntry, taskActivityPath } from '../../common/activity';
+import {
+  CHECKLIST_LIMITS,
+  CHECKLIST_MESSAGES,
+  type ChecklistItem,
+  checklistPath,
+} from '../../common/checklist';
+import { PROJECT_MESSAGES } from '../../common/projects';
 import type { Task } from '../../common/tasks';
+import { ACCESS_MESSAGES } from '../access';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import {
+  CALLERS,
+  type Caller,
+  expectedAnswers,
+  listenToTeam,
+  shareProject,
+  signUpTeam,
+  type Team,
+} from '../testing/team';
 
 describe.each(testDialects)('checklists on %s', (dialect) => {
   let t: TestApp;
@@ -150,5 +168,161 @@ describe.each(testDialects)('checklists on %s', (dialect) => {
     expect((await alice.request('DELETE', `/api/tasks/${task.id}`)).statusCode).toBe(204);
     const left = await t.ctx.db.kysely.selectFrom('checklist_items').select('id').execute();
     expect(left).toEqual([]);
+  });
+});
+
+describe.each(testDialects)('checklists in a shared project on %s', (dialect) => {
+  let t: TestApp;
+  let team: Team;
+  let projectId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    team = await signUpTeam(t);
+    projectId = await shareProject(team);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** A task of the shared project with two items, the second ticked. */
+  async function taskWithItems(): Promise<{ task: Task; items: ChecklistItem[] }> {
+    const created = await team.editor.request('POST', '/api/tasks', { title: 'Launch', projectId });
+    expect(created.statusCode, created.body).toBe(201);
+    const task = created.json() as Task;
+    const items: ChecklistItem[] = [];
+    for (const title of ['Write notes', 'Book room']) {
+      const added = await team.editor.request('POST', `/api/tasks/${task.id}/checklist`, { title });
+      items.push(added.json());
+    }
+    await team.editor.request('PATCH', `/api/checklist/${items[1]!.id}`, { done: true });
+    return { task, items: (await team.owner.request('GET', `/api/tasks/${task.id}/checklist`)).json() };
+  }
+  const checklistActivity = async (taskId: number) =>
+    ((await team.owner.request('GET', `/api/tasks/${taskId}/activity`)).json() as ActivityEntry[])
+      .filter((entry) => entry.kind === 'checklist_changed')
+      .map((entry) => entry.data);
+
+  type Route = {
+    name: string;
+    call: (caller: TestUser, task: Task, items: ChecklistItem[]) => Promise<LightMyRequestResponse>;
+    expected: Record<Caller, number>;
+    /** The newest activity entry a successful call writes. */
+    activity?: (items: ChecklistItem[]) => Record<string, unknown>;
+  };
+  const routes: Route[] = [
+    {
+      name: 'GET /api/tasks/:id/checklist',
+      call: (caller, task) => caller.request('GET', `/api/tasks/${task.id}/checklist`),
+      expected: expectedAnswers('viewer', 200),
+    },
+    {
+      name: 'POST /api/tasks/:id/checklist',
+      call: (caller, task) => caller.request('POST', `/api/tasks/${task.id}/checklist`, { title: 'Print' }),
+      expected: expectedAnswers('editor', 201),
+      activity: () => ({ action: 'added', title: 'Print' }),
+    },
+    {
+      name: 'POST /api/tasks/:id/checklist/reorder',
+      call: (caller, task, items) =>
+        caller.request('POST', `/api/tasks/${task.id}/checklist/reorder`, { itemIds: [items[1]!.id] }),
+      expected: expectedAnswers('editor', 200),
+      activity: () => ({ action: 'reordered', title: 'Book room' }),
+    },
+    {
+      name: 'PATCH /api/checklist/:id ticking',
+      call: (caller, _task, items) =>
+        caller.request('PATCH', `/api/checklist/${items[0]!.id}`, { done: true }),
+      expected: expectedAnswers('commenter', 200),
+      activity: () => ({ action: 'ticked', title: 'Write notes' }),
+    },
+    {
+      name: 'PATCH /api/checklist/:id unticking',
+      call: (caller, _task, items) =>
+        caller.request('PATCH', `/api/checklist/${items[1]!.id}`, { done: false }),
+      expected: expectedAnswers('commenter', 200),
+      activity: () => ({ action: 'unticked', title: 'Book room' }),
+    },
+    {
+      name: 'PATCH /api/checklist/:id renaming',
+      call: (caller, _task, items) =>
+        caller.request('PATCH', `/api/checklist/${items[0]!.id}`, { title: 'Write the notes' }),
+      expected: expectedAnswers('editor', 200),
+      activity: () => ({ action: 'renamed', title: 'Write the notes' }),
+    },
+    {
+      name: 'PATCH /api/checklist/:id renaming and ticking',
+      call: (caller, _task, items) =>
+        caller.request('PATCH', `/api/checklist/${items[0]!.id}`, { title: 'Notes', done: true }),
+      expected: expectedAnswers('editor', 200),
+      activity: () => ({ action: 'ticked', title: 'Notes' }),
+    },
+    {
+      name: 'DELETE /api/checklist/:id',
+      call: (caller, _task, items) => caller.request('DELETE', `/api/checklist/${items[0]!.id}`),
+      expected: expectedAnswers('editor', 204),
+      activity: () => ({ action: 'deleted', title: 'Write notes' }),
+    },
+  ];
+
+  it.each(routes)(
+    '$name follows the role table; a non-member gets 404 and changes nothing',
+    async (route) => {
+      const got: Record<string, number> = {};
+      for (const caller of CALLERS) {
+        const { task, items } = await taskWithItems();
+        const before = await checklistActivity(task.id);
+        const response = await route.call(team[caller], task, items);
+        got[caller] = response.statusCode;
+        const after = await checklistActivity(task.id);
+        if (response.statusCode >= 400) {
+          const { message } = response.json() as { message: string };
+          expect(response.json()).toEqual({ message });
+          if (response.statusCode === 403) expect(Object.values(ACCESS_MESSAGES)).toContain(message);
+          else expect(message).toMatch(/^(Task|Checklist item) not found$/);
+          expect((await team.owner.request('GET', `/api/tasks/${task.id}/checklist`)).json()).toEqual(items);
+          expect(after).toEqual(before);
+        } else if (route.activity) {
+          expect(after.length).toBeGreaterThan(before.length);
+          expect(after[0]).toEqual(route.activity(items));
+        } else {
+          expect(after).toEqual(before);
+        }
+      }
+      expect(got).toEqual(route.expected);
+    },
+  );
+
+  it("a change reaches every member's streams, not the non-member's", async () => {
+    const { task, items } = await taskWithItems();
+    const { heard, stop } = await listenToTeam(t, team);
+    try {
+      expect(
+        (await team.commenter.request('PATCH', `/api/checklist/${items[0]!.id}`, { done: true })).statusCode,
+      ).toBe(200);
+      await expect
+        .poll(() => CALLERS.filter((caller) => heard[caller].includes(checklistPath(task.id))))
+        .toEqual(CALLERS.filter((caller) => caller !== 'non-member'));
+      expect(heard.viewer).toContain(taskActivityPath(task.id));
+      expect(heard['non-member']).toEqual([]);
+    } finally {
+      stop();
+    }
+  });
+
+  it('an archived project is read-only: 409 for a tick, the list still answers', async () => {
+    const oldProject = await shareProject(team, 'Old');
+    const task = (
+      await team.owner.request('POST', '/api/tasks', { title: 'Old', projectId: oldProject })
+    ).json() as Task;
+    const item = (
+      await team.owner.request('POST', `/api/tasks/${task.id}/checklist`, { title: 'Step' })
+    ).json() as ChecklistItem;
+    expect(
+      (await team.owner.request('PATCH', `/api/projects/${oldProject}`, { archived: true })).statusCode,
+    ).toBe(200);
+    const tick = await team.commenter.request('PATCH', `/api/checklist/${item.id}`, { done: true });
+    expect([tick.statusCode, tick.json()]).toEqual([409, { message: PROJECT_MESSAGES.archived }]);
+    expect((await team.viewer.request('GET', `/api/tasks/${task.id}/checklist`)).json()).toEqual([item]);
   });
 });

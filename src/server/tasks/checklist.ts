@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { taskActivityPath } from '../../common/activity';
 import {
   CHECKLIST_LIMITS,
   CHECKLIST_MESSAGES,
@@ -6,11 +7,14 @@ import {
   checklistPath,
   type UpdateChecklistItemBody,
 } from '../../common/checklist';
+import type { ProjectRole } from '../../common/projects';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH, taskPath } from '../../common/tasks';
-import type { ChecklistItemRow, Database } from '../db/schema';
+import type { Access } from '../access';
+import { type ActivityRecord, recordActivity } from '../activity/repository';
+import type { ChecklistItemRow, Database, TaskRow } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
-import { badRequest, notFound } from '../http/errors';
-import type { LiveBus } from '../live/bus';
+import { badRequest, HttpError, notFound } from '../http/errors';
+import type { ProjectEvents } from '../live/projects';
 import { foldForSearch } from './search';
 
 const toItem = (row: ChecklistItemRow): ChecklistItem => ({
@@ -22,26 +26,87 @@ const toItem = (row: ChecklistItemRow): ChecklistItem => ({
 });
 
 const itemNotFound = () => notFound('Checklist item');
-const taskNotFound = () => notFound('Task');
+
+/** What a `checklist_changed` activity entry says was done to an item. */
+type ChecklistAction = 'added' | 'renamed' | 'ticked' | 'unticked' | 'deleted' | 'reordered';
 
 /**
- * Checklist items of a task (issue 13). Every call is scoped to the owner, as for tasks: another
- * person's task or item does not exist (404). Each change recounts the task's `checklist` in the
- * same transaction, which also bumps the owner's task version, so cached lists show the new count.
+ * The item a reorder moved: the one that went furthest (a drag moves one item several places and
+ * its neighbours one each). Undefined when the order is unchanged.
  */
-export function createChecklistService({ db, live }: { db: Kysely<Database>; live: LiveBus }) {
-  const changed = (userId: number, taskId: number) =>
-    live.publish(userId, [TASKS_PATH, ARCHIVED_TASKS_PATH, taskPath(taskId), checklistPath(taskId)]);
+function movedItem(before: ChecklistItemRow[], order: number[]): ChecklistItemRow | undefined {
+  let moved: ChecklistItemRow | undefined;
+  let furthest = 0;
+  for (const [position, id] of order.entries()) {
+    const from = before.findIndex((item) => item.id === id);
+    if (Math.abs(position - from) > furthest) {
+      furthest = Math.abs(position - from);
+      moved = before[from];
+    }
+  }
+  return moved;
+}
 
-  const assertOwnTask = async (trx: Kysely<Database>, userId: number, taskId: number) => {
-    const task = await trx
-      .selectFrom('tasks')
-      .select('id')
-      .where('id', '=', taskId)
-      .where('user_id', '=', userId)
+export interface ChecklistServiceDeps {
+  db: Kysely<Database>;
+  access: Access;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
+}
+
+/**
+ * Checklist items of a task (issue 13). Who may do what is the task's project's role table
+ * (decision 029, the access module): viewers read, commenters tick and untick, editors add, rename,
+ * reorder and delete; an item of a task the caller cannot see does not exist (404). Each change
+ * writes a `checklist_changed` activity entry and recounts the task's `checklist` in its
+ * transaction (which bumps the project's list version, so cached lists show the new count).
+ */
+export function createChecklistService({ db, access, projectEvents }: ChecklistServiceDeps) {
+  const changed = (task: TaskRow, counts = true) =>
+    projectEvents(
+      [task.project_id],
+      [
+        ...(counts ? [TASKS_PATH, ARCHIVED_TASKS_PATH, taskPath(task.id)] : []),
+        checklistPath(task.id),
+        taskActivityPath(task.id),
+      ],
+    );
+
+  const requireTask = async (userId: number, taskId: number, needed: ProjectRole) =>
+    (await access.requireTask({ id: userId }, taskId, needed)).task;
+
+  /** The item and its task, when the caller's role is at least `needed(item)`. */
+  const requireItem = async (
+    userId: number,
+    itemId: number,
+    needed: (item: ChecklistItemRow) => ProjectRole,
+  ): Promise<{ item: ChecklistItemRow; task: TaskRow }> => {
+    const item = await db
+      .selectFrom('checklist_items')
+      .selectAll()
+      .where('id', '=', itemId)
       .executeTakeFirst();
-    if (!task) throw taskNotFound();
+    if (!item) throw itemNotFound();
+    try {
+      return { item, task: await requireTask(userId, item.task_id, needed(item)) };
+    } catch (error) {
+      // An item of a task the caller cannot see is answered as one that does not exist.
+      if (error instanceof HttpError && error.statusCode === 404) throw itemNotFound();
+      throw error;
+    }
   };
+
+  const activity = (
+    userId: number,
+    taskId: number,
+    action: ChecklistAction,
+    title: string,
+  ): ActivityRecord => ({
+    taskId,
+    actorId: userId,
+    kind: 'checklist_changed',
+    data: { action, title },
+  });
 
   const itemsOf = (trx: Kysely<Database>, taskId: number) =>
     trx
@@ -64,7 +129,7 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
 
   return {
     async list(userId: number, taskId: number): Promise<ChecklistItem[]> {
-      await assertOwnTask(db, userId, taskId);
+      await requireTask(userId, taskId, 'viewer');
       return (await itemsOf(db, taskId)).map(toItem);
     },
 
@@ -74,10 +139,18 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
       return item!;
     },
 
-    /** New items at the bottom, in order, all or none (a task holds at most CHECKLIST_LIMITS.itemsMax). */
-    async addMany(userId: number, taskId: number, titles: string[]): Promise<ChecklistItem[]> {
+    /**
+     * New items at the bottom, in order, all or none (a task holds at most CHECKLIST_LIMITS.itemsMax).
+     * `extra` is activity recorded in the same transaction (an applied AI proposal's).
+     */
+    async addMany(
+      userId: number,
+      taskId: number,
+      titles: string[],
+      extra: ActivityRecord[] = [],
+    ): Promise<ChecklistItem[]> {
+      const task = await requireTask(userId, taskId, 'editor');
       const rows = await db.transaction().execute(async (trx) => {
-        await assertOwnTask(trx, userId, taskId);
         const { count, last } = await trx
           .selectFrom('checklist_items')
           .select((eb) => [eb.fn.countAll<number | string>().as('count'), eb.fn.max('position').as('last')])
@@ -104,22 +177,25 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
           .returningAll()
           .execute();
         await recount(trx, taskId);
+        await recordActivity(trx, [
+          ...titles.map((title) => activity(userId, taskId, 'added', title)),
+          ...extra,
+        ]);
         return inserted;
       });
-      changed(userId, taskId);
+      await changed(task);
       return rows.sort((a, b) => a.position - b.position).map(toItem);
     },
 
+    /** Ticking or unticking alone is a commenter's; a new title is an editor's. */
     async update(userId: number, itemId: number, input: UpdateChecklistItemBody): Promise<ChecklistItem> {
+      const renames = (item: ChecklistItemRow) => input.title !== undefined && input.title !== item.title;
+      const { item: current, task } = await requireItem(userId, itemId, (item) =>
+        renames(item) ? 'editor' : 'commenter',
+      );
+      const ticks = input.done !== undefined && input.done !== toBool(current.done);
+      if (!renames(current) && !ticks) return toItem(current);
       const row = await db.transaction().execute(async (trx) => {
-        const current = await trx
-          .selectFrom('checklist_items')
-          .selectAll()
-          .where('id', '=', itemId)
-          .where('user_id', '=', userId)
-          .executeTakeFirst();
-        if (!current) throw itemNotFound();
-        if (input.title === undefined && input.done === undefined) return current;
         const updated = await trx
           .updateTable('checklist_items')
           .set({
@@ -130,27 +206,33 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
           })
           .where('id', '=', itemId)
           .returningAll()
-          .executeTakeFirstOrThrow();
+          .executeTakeFirst();
+        if (!updated) throw itemNotFound();
         await recount(trx, current.task_id);
+        const title = updated.title;
+        await recordActivity(trx, [
+          ...(renames(current) ? [activity(userId, task.id, 'renamed', title)] : []),
+          ...(ticks ? [activity(userId, task.id, input.done ? 'ticked' : 'unticked', title)] : []),
+        ]);
         return updated;
       });
-      changed(userId, row.task_id);
+      await changed(task);
       return toItem(row);
     },
 
     async remove(userId: number, itemId: number): Promise<void> {
-      const taskId = await db.transaction().execute(async (trx) => {
+      const { task } = await requireItem(userId, itemId, () => 'editor');
+      await db.transaction().execute(async (trx) => {
         const deleted = await trx
           .deleteFrom('checklist_items')
           .where('id', '=', itemId)
-          .where('user_id', '=', userId)
-          .returning('task_id')
+          .returning('title')
           .executeTakeFirst();
         if (!deleted) throw itemNotFound();
-        await recount(trx, deleted.task_id);
-        return deleted.task_id;
+        await recount(trx, task.id);
+        await recordActivity(trx, [activity(userId, task.id, 'deleted', deleted.title)]);
       });
-      changed(userId, taskId);
+      await changed(task);
     },
 
     /**
@@ -163,8 +245,8 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
         if (seen.has(id)) throw badRequest(CHECKLIST_MESSAGES.duplicateInReorder(id));
         seen.add(id);
       }
-      const rows = await db.transaction().execute(async (trx) => {
-        await assertOwnTask(trx, userId, taskId);
+      const task = await requireTask(userId, taskId, 'editor');
+      const { rows, moved } = await db.transaction().execute(async (trx) => {
         const items = await itemsOf(trx, taskId);
         const byId = new Map(items.map((item) => [item.id, item]));
         if (itemIds.some((id) => !byId.has(id))) throw itemNotFound();
@@ -178,10 +260,12 @@ export function createChecklistService({ db, live }: { db: Kysely<Database>; liv
             .where('id', '=', id)
             .execute();
         }
-        return itemsOf(trx, taskId);
+        const item = movedItem(items, order);
+        if (item) await recordActivity(trx, [activity(userId, taskId, 'reordered', item.title)]);
+        return { rows: await itemsOf(trx, taskId), moved: item !== undefined };
       });
-      // The task's counts are unchanged: only its checklist is news.
-      live.publish(userId, [checklistPath(taskId)]);
+      // The task's counts are unchanged: only its checklist (and activity) is news.
+      if (moved) await changed(task, false);
       return rows.map(toItem);
     },
   };

@@ -2,11 +2,11 @@ import { type Kysely, sql } from 'kysely';
 import type { Task, TaskListQuery } from '../../common/tasks';
 import type { DialectName } from '../db';
 import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
-import { nowIso, toBool, toIso, toIsoOrNull, toNumber } from '../db/values';
+import { nowIso, toBool, toIso, toIsoOrNull } from '../db/values';
 import { containsWord, searchWords } from './search';
 
-/** The only shape of a task that leaves the server. */
-export function toTask(row: TaskRow): Task {
+/** The only shape of a task that leaves the server; `assigneeIds` come from task_assignees. */
+export function toTask(row: TaskRow, assigneeIds: number[] = []): Task {
   return {
     id: row.id,
     userId: row.user_id,
@@ -24,7 +24,21 @@ export function toTask(row: TaskRow): Task {
     updatedAt: toIso(row.updated_at),
     archivedAt: toIsoOrNull(row.archived_at),
     checklist: { done: row.checklist_done, total: row.checklist_total },
+    projectId: row.project_id,
+    assigneeIds,
+    commentCount: row.comment_count,
+    dueTime: row.due_time ?? null,
+    dueTimeZone: row.due_time_zone ?? null,
+    recurrence: row.recurrence ?? null,
+    recurrenceFrom: row.recurrence_from === 'completion' ? 'completion' : 'due',
   };
+}
+
+/** Which tasks a list spans: one project's, or several (projectId=all, assignee=me). */
+export interface ListSpan {
+  projectIds: number[];
+  /** Only the tasks assigned to this user. */
+  assigneeId?: number;
 }
 
 /** The server's local calendar date, `days` from today, as YYYY-MM-DD ('today' of the due filters). */
@@ -34,49 +48,62 @@ export function localDate(days = 0, now = new Date()): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** Above every task the user has: the top of the active list (position starts at 0, spec §9). */
-const topPosition = (userId: number) =>
-  sql<number>`(select coalesce(min(position) - 1, 0) from tasks where user_id = ${userId})`;
+/** Above every task of the project: the top of its active list (position starts at 0, spec §9). */
+const topPosition = (projectId: number) =>
+  sql<number>`(select coalesce(min(position) - 1, 0) from tasks where project_id = ${projectId})`;
+
+/** Ids per statement for `in (...)`: well under either database's limit of bound parameters. */
+const ID_BATCH = 500;
 
 export function createTaskRepository(db: Kysely<Database>, dialect: DialectName) {
-  /**
-   * Every list read asks for the version first (the list cache's key): built once, run with the
-   * user's id as its one parameter, it skips Kysely's query building on the hottest path.
-   */
-  const versionQuery = db.selectFrom('task_versions').select('version').where('user_id', '=', 0).compile();
   return {
-    /** The user's tasks that are not archived, in list order (tasks_user_position_idx). */
-    listActive: (userId: number): Promise<TaskRow[]> =>
+    /** The project's tasks that are not archived, in list order (tasks_project_position_idx). */
+    listActive: (projectId: number): Promise<TaskRow[]> =>
       db
         .selectFrom('tasks')
         .selectAll()
-        .where('user_id', '=', userId)
+        .where('project_id', '=', projectId)
         .where('archived', '=', false)
         .orderBy('position')
         .orderBy('id')
         .execute(),
 
-    /** Most recently archived first (tasks_user_archived_idx). */
-    listArchived: (userId: number): Promise<TaskRow[]> =>
+    /** Most recently archived first (tasks_project_archived_idx). */
+    listArchived: (projectId: number): Promise<TaskRow[]> =>
       db
         .selectFrom('tasks')
         .selectAll()
-        .where('user_id', '=', userId)
+        .where('project_id', '=', projectId)
         .where('archived', '=', true)
         .orderBy('archived_at', 'desc')
         .orderBy('id', 'desc')
         .execute(),
 
     /**
-     * One of the user's lists narrowed by a query (issue 13), in the list's own order. Every word
-     * must occur in the task's folded text or in one of its checklist items.
+     * A list narrowed by a query (issue 13) or spanning projects (issue 21), in the list's own
+     * order (several projects: by project, then position). Every word must occur in the task's
+     * folded text or in one of its checklist items.
      */
-    listFiltered: (userId: number, archived: boolean, query: TaskListQuery): Promise<TaskRow[]> => {
+    listFiltered: (span: ListSpan, archived: boolean, query: TaskListQuery): Promise<TaskRow[]> => {
+      if (span.projectIds.length === 0) return Promise.resolve([]);
       let select = db
         .selectFrom('tasks')
         .selectAll('tasks')
-        .where('tasks.user_id', '=', userId)
+        .where('tasks.project_id', 'in', span.projectIds)
         .where('tasks.archived', '=', archived);
+      const assigneeId = span.assigneeId;
+      if (assigneeId !== undefined) {
+        select = select.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('task_assignees')
+              .select('task_assignees.task_id')
+              .whereRef('task_assignees.task_id', '=', 'tasks.id')
+              .where('task_assignees.user_id', '=', assigneeId),
+          ),
+        );
+      }
+      if (span.projectIds.length > 1) select = select.orderBy('tasks.project_id');
       for (const word of searchWords(query.q)) {
         select = select.where((eb) =>
           eb.or([
@@ -113,63 +140,109 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       ).execute();
     },
 
-    /** The user's task version: any change to their tasks bumps it (migration 0002). */
-    version: async (userId: number): Promise<number> => {
-      const query: typeof versionQuery = { ...versionQuery, parameters: [userId] };
-      const { rows } = await db.executeQuery(query);
-      return rows[0] ? toNumber(rows[0].version) : 0;
-    },
-
-    find: (userId: number, id: number): Promise<TaskRow | undefined> =>
-      db
-        .selectFrom('tasks')
-        .selectAll()
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst(),
+    /** The task by id: the caller has asked the access module whether they may see it. */
+    find: (id: number): Promise<TaskRow | undefined> =>
+      db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst(),
 
     insertAtTop: (task: Omit<NewTask, 'position' | 'created_at' | 'updated_at'>): Promise<TaskRow> => {
       const now = nowIso();
       return db
         .insertInto('tasks')
-        .values({ ...task, position: topPosition(task.user_id), created_at: now, updated_at: now })
+        .values({ ...task, position: topPosition(task.project_id), created_at: now, updated_at: now })
         .returningAll()
         .executeTakeFirstOrThrow();
     },
 
-    /** `moveToTop` puts the task above all others, as restoring from the archive does. */
+    /**
+     * `toTopOf` puts the task above all others of that project, as restoring from the archive and
+     * moving to another project do.
+     */
     update: (
-      userId: number,
       id: number,
       changes: Omit<TaskUpdate, 'position'>,
-      moveToTop = false,
+      toTopOf?: number,
     ): Promise<TaskRow | undefined> =>
       db
         .updateTable('tasks')
-        .set({ ...changes, updated_at: nowIso(), ...(moveToTop ? { position: topPosition(userId) } : {}) })
+        .set({
+          ...changes,
+          updated_at: nowIso(),
+          ...(toTopOf !== undefined ? { position: topPosition(toTopOf) } : {}),
+        })
         .where('id', '=', id)
-        .where('user_id', '=', userId)
         .returningAll()
         .executeTakeFirst(),
 
-    fileKeys: async (userId: number, taskId: number): Promise<string[]> =>
-      (
-        await db
-          .selectFrom('files')
-          .select('storage_key')
-          .where('task_id', '=', taskId)
-          .where('user_id', '=', userId)
-          .execute()
-      ).map((f) => f.storage_key),
+    fileKeys: async (taskId: number): Promise<string[]> =>
+      (await db.selectFrom('files').select('storage_key').where('task_id', '=', taskId).execute()).map(
+        (f) => f.storage_key,
+      ),
 
     /** Deletes the task; its file rows go with it, by foreign key. False when there was none. */
-    delete: async (userId: number, id: number): Promise<boolean> => {
-      const result = await db
-        .deleteFrom('tasks')
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+    delete: async (id: number): Promise<boolean> => {
+      const result = await db.deleteFrom('tasks').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+
+    /** Each task's assignees, in the order they were assigned (tasks without any are left out). */
+    assigneesOf: async (taskIds: number[]): Promise<Map<number, number[]>> => {
+      const byTask = new Map<number, number[]>();
+      for (let at = 0; at < taskIds.length; at += ID_BATCH) {
+        const rows = await db
+          .selectFrom('task_assignees')
+          .select(['task_id', 'user_id'])
+          .where('task_id', 'in', taskIds.slice(at, at + ID_BATCH))
+          .orderBy('assigned_at')
+          .orderBy('user_id')
+          .execute();
+        for (const row of rows) {
+          const list = byTask.get(row.task_id);
+          if (list) list.push(row.user_id);
+          else byTask.set(row.task_id, [row.user_id]);
+        }
+      }
+      return byTask;
+    },
+
+    /** A project's list's assignees in one query (the list is read whole). */
+    assigneesInProject: async (projectId: number, archived: boolean): Promise<Map<number, number[]>> => {
+      const rows = await db
+        .selectFrom('task_assignees')
+        .innerJoin('tasks', 'tasks.id', 'task_assignees.task_id')
+        .select(['task_assignees.task_id', 'task_assignees.user_id'])
+        .where('tasks.project_id', '=', projectId)
+        .where('tasks.archived', '=', archived)
+        .orderBy('task_assignees.assigned_at')
+        .orderBy('task_assignees.user_id')
+        .execute();
+      const byTask = new Map<number, number[]>();
+      for (const row of rows) {
+        const list = byTask.get(row.task_id);
+        if (list) list.push(row.user_id);
+        else byTask.set(row.task_id, [row.user_id]);
+      }
+      return byTask;
+    },
+
+    /** Replaces the task's assignees: those kept keep their place, new ones follow in the given order. */
+    setAssignees: async (taskId: number, userIds: number[]): Promise<void> => {
+      let query = db.deleteFrom('task_assignees').where('task_id', '=', taskId);
+      if (userIds.length > 0) query = query.where('user_id', 'not in', userIds);
+      await query.execute();
+      if (userIds.length === 0) return;
+      const now = Date.now();
+      await db
+        .insertInto('task_assignees')
+        .values(
+          // A millisecond apart, so assigned_at keeps the order given.
+          userIds.map((userId, i) => ({
+            task_id: taskId,
+            user_id: userId,
+            assigned_at: new Date(now + i).toISOString(),
+          })),
+        )
+        .onConflict((oc) => oc.columns(['task_id', 'user_id']).doNothing())
+        .execute();
     },
 
     agentExists: async (userId: number, agentId: number): Promise<boolean> =>
@@ -180,13 +253,13 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .where('user_id', '=', userId)
         .executeTakeFirst()) !== undefined,
 
-    /** The user's active task ids in list order. */
-    activeIds: async (userId: number): Promise<number[]> =>
+    /** The project's active task ids in list order. */
+    activeIds: async (projectId: number): Promise<number[]> =>
       (
         await db
           .selectFrom('tasks')
           .select('id')
-          .where('user_id', '=', userId)
+          .where('project_id', '=', projectId)
           .where('archived', '=', false)
           .orderBy('position')
           .orderBy('id')
@@ -194,27 +267,27 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       ).map((r) => r.id),
 
     /** Positions become the ids' indexes, in one statement whatever the list's length. */
-    setOrder: async (userId: number, orderedIds: number[]): Promise<void> => {
+    setOrder: async (projectId: number, orderedIds: number[]): Promise<void> => {
       const statement =
         dialect === 'postgres'
           ? sql`update tasks set position = v.ord - 1
               from unnest(${orderedIds}::int[]) with ordinality as v(id, ord)
-              where tasks.id = v.id and tasks.user_id = ${userId}`
+              where tasks.id = v.id and tasks.project_id = ${projectId}`
           : // Materialised, the id list drives the join (a rowid lookup per id); joined directly,
             // SQLite scans the list once per task: 1,000 tasks took 100 ms instead of 2.
             sql`with v as materialized (select key, value from json_each(${JSON.stringify(orderedIds)}))
               update tasks set position = v.key
-              from v where tasks.id = v.value and tasks.user_id = ${userId}`;
+              from v where tasks.id = v.value and tasks.project_id = ${projectId}`;
       await statement.execute(db);
     },
 
-    /** An active task's place in the list, for a move; undefined when it is not the user's or is archived. */
-    activePlace: (userId: number, id: number) =>
+    /** An active task's place in the list, for a move; undefined when it is not in the project or is archived. */
+    activePlace: (projectId: number, id: number) =>
       db
         .selectFrom('tasks')
         .select(['id', 'position'])
         .where('id', '=', id)
-        .where('user_id', '=', userId)
+        .where('project_id', '=', projectId)
         .where('archived', '=', false)
         .executeTakeFirst(),
 
@@ -222,11 +295,11 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
      * The active task that follows `after` in list order (position, then id), leaving `skip` out;
      * with no `after`, the first one.
      */
-    nextActive: (userId: number, after: { id: number; position: number } | null, skip: number) => {
+    nextActive: (projectId: number, after: { id: number; position: number } | null, skip: number) => {
       let query = db
         .selectFrom('tasks')
         .select(['id', 'position'])
-        .where('user_id', '=', userId)
+        .where('project_id', '=', projectId)
         .where('archived', '=', false)
         .where('id', '!=', skip);
       if (after) {
@@ -240,24 +313,19 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       return query.orderBy('position').orderBy('id').limit(1).executeTakeFirst();
     },
 
-    setPosition: async (userId: number, id: number, position: number): Promise<void> => {
-      await db
-        .updateTable('tasks')
-        .set({ position })
-        .where('id', '=', id)
-        .where('user_id', '=', userId)
-        .execute();
+    setPosition: async (id: number, position: number): Promise<void> => {
+      await db.updateTable('tasks').set({ position }).where('id', '=', id).execute();
     },
 
-    /** Which of these ids are the user's archived tasks (to say why a reorder was refused). */
-    archivedAmong: async (userId: number, ids: number[]): Promise<number[]> =>
+    /** Which of these ids are the project's archived tasks (to say why a reorder was refused). */
+    archivedAmong: async (projectId: number, ids: number[]): Promise<number[]> =>
       ids.length === 0
         ? []
         : (
             await db
               .selectFrom('tasks')
               .select('id')
-              .where('user_id', '=', userId)
+              .where('project_id', '=', projectId)
               .where('archived', '=', true)
               .where('id', 'in', ids)
               .execute()
@@ -271,7 +339,7 @@ export type TaskRepository = ReturnType<typeof createTaskRepository>;
 export function inTransaction<T>(
   db: Kysely<Database>,
   dialect: DialectName,
-  work: (repository: TaskRepository) => Promise<T>,
+  work: (repository: TaskRepository, trx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute((trx) => work(createTaskRepository(trx, dialect)));
+  return db.transaction().execute((trx) => work(createTaskRepository(trx, dialect), trx));
 }

@@ -8,9 +8,10 @@ import {
   reorderChecklistBodySchema,
   updateChecklistItemBodySchema,
 } from '../../common/checklist';
-import { idParam, MAX_ID } from '../../common/ids';
+import { idParam, MAX_ID, textIdParam } from '../../common/ids';
 import {
   ARCHIVED_TASKS_PATH,
+  completeTaskBodySchema,
   createTaskBodySchema,
   moveTaskBodySchema,
   reorderBodySchema,
@@ -29,7 +30,7 @@ import type { ChecklistService } from './checklist';
 import type { ListBody } from './list-cache';
 import type { TaskService } from './service';
 
-const idParamsSchema = z.object({ id: z.string() });
+const idParamsSchema = z.object({ id: textIdParam() });
 /** Checked before the body, so a path id that names nothing answers 404 whatever the body holds. */
 const numericIdParamsSchema = z.object({ id: idParam() });
 
@@ -64,9 +65,9 @@ export async function tasksRoutes(
    */
   const sendList = (request: FastifyRequest, reply: FastifyReply, list: ListBody) => {
     const encoding =
-      list.json.length >= COMPRESS_THRESHOLD ? preferredEncoding(request.headers['accept-encoding']) : null;
+      list.size >= COMPRESS_THRESHOLD ? preferredEncoding(request.headers['accept-encoding']) : null;
     reply.type(JSON_TYPE).header('vary', 'accept-encoding');
-    if (!encoding) return reply.send(taskListBytes(list.json));
+    if (!encoding) return reply.send(taskListBytes(list.json()));
     return reply.header('content-encoding', encoding).send(taskListBytes(list.encoded(encoding)));
   };
   app.get(
@@ -215,6 +216,30 @@ export async function tasksRoutes(
     async (request) => tasks.move(currentUser(request).id, request.params.id, request.body.afterId),
   );
 
+  app.post(
+    `${TASKS_PATH}/:id/complete`,
+    {
+      onRequest: requireUser,
+      // No body at all is `{}`: a plain completion.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        summary: 'Complete a task',
+        description:
+          "Completes the task as `PATCH {completed: true}` does. A recurring task is not archived: it moves on to its next due date (and time), its checklist unticked, and stays active. `{final: true}` ends a recurring task's series and archives it ('Complete forever'). Editors of the task's project and above.",
+        tags: ['Tasks'],
+        operationId: 'completeTask',
+        params: numericIdParamsSchema,
+        body: completeTaskBodySchema,
+        response: { 200: taskSchema },
+      },
+      ...plainJson,
+    },
+    async (request) =>
+      tasks.complete(currentUser(request).id, request.params.id, { final: request.body.final }),
+  );
+
   // Checklists (issue 13): the items of one task, and each item by its own id.
   app.get(
     `${TASKS_PATH}/:id/checklist`,
@@ -222,7 +247,8 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: "A task's checklist",
-        description: 'The items of the task, in their order.',
+        description:
+          "The items of the task, in their order. Any member of the task's project (viewer or more).",
         tags: ['Checklists'],
         operationId: 'listChecklistItems',
         params: numericIdParamsSchema,
@@ -238,7 +264,8 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Add a checklist item',
-        description: 'The new item goes to the bottom of the list.',
+        description:
+          "The new item goes to the bottom of the list. Editors of the task's project and above (403 below).",
         tags: ['Checklists'],
         operationId: 'addChecklistItem',
         params: numericIdParamsSchema,
@@ -258,7 +285,8 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Reorder a checklist',
-        description: 'The listed items first, in that order; the others keep theirs after them.',
+        description:
+          "The listed items first, in that order; the others keep theirs after them. Editors of the task's project and above (403 below).",
         tags: ['Checklists'],
         operationId: 'reorderChecklist',
         params: numericIdParamsSchema,
@@ -275,6 +303,8 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Rename or tick a checklist item',
+        description:
+          "Ticking or unticking (a body that changes only `done`) is for commenters of the task's project and above; a new title for editors and above (403 below).",
         tags: ['Checklists'],
         operationId: 'updateChecklistItem',
         params: numericIdParamsSchema,
@@ -291,6 +321,7 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Delete a checklist item',
+        description: "Editors of the task's project and above (403 below).",
         tags: ['Checklists'],
         operationId: 'deleteChecklistItem',
         params: numericIdParamsSchema,

@@ -1,6 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { type ActivityKind, taskActivityPath } from '../../common/activity';
+import { checklistPath } from '../../common/checklist';
+import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
+import { PROJECTS_PATH } from '../../common/projects';
+import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
+  ALL_PROJECTS,
   ARCHIVED_TASKS_PATH,
   type CreateTaskInput,
   isFiltered,
@@ -11,42 +17,86 @@ import {
   taskPath,
   type UpdateTaskInput,
 } from '../../common/tasks';
+import type { Access, ProjectMemberSummary } from '../access';
+import { projectNotFound, taskNotFound } from '../access';
+import { type ActivityRecord, recordActivity } from '../activity/repository';
 import type { DialectName } from '../db';
 import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
-import { badRequest, notFound } from '../http/errors';
-import type { LiveBus } from '../live/bus';
+import { badRequest } from '../http/errors';
+import type { ProjectEvents } from '../live/projects';
+import type { NotificationService } from '../notifications/service';
+import type { ReminderService } from '../reminders/service';
+import { type Clock, systemClock } from '../time/clock';
 import { insertTasksOnTop } from './bulk';
+import { doneAfter } from './done';
 import { createListCache, type ListBody, listBody } from './list-cache';
-import { createTaskRepository, inTransaction, toTask } from './repository';
+import {
+  createTaskRepository,
+  inTransaction,
+  type ListSpan,
+  type TaskRepository,
+  toTask,
+} from './repository';
 import { taskSearchText } from './search';
 
 /** Memory for cached task lists: about 40 lists of 1,000 tasks (fewer when also kept compressed). */
 const LIST_CACHE_BYTES = 16 * 1024 * 1024;
-/** Lists larger than this (about 2,500 tasks) are not kept (decision 023). */
+/** Lists larger than this (about 2,500 tasks) are kept compressed only (decision 023, and the cold list's). */
 const LIST_CACHE_ENTRY_BYTES = 1024 * 1024;
 
 export const TASK_ERRORS = {
   archivedReorder: 'Archived tasks cannot be reordered.',
   duplicateInReorder: (id: number) => `taskIds lists task ${id} more than once`,
+  reorderAcrossProjects: 'taskIds must all be tasks of one project',
+  notAMember: (user: string) => `assigneeIds: ${user} is not a member of this project`,
 } as const;
 
 export interface TaskServiceDeps {
   db: Kysely<Database>;
   dialect: DialectName;
-  live: LiveBus;
+  /** The project's members' streams (../live/projects). */
+  projectEvents: ProjectEvents;
+  access: Access;
   fileStore: FileStore;
   logger: FastifyBaseLogger;
+  /** New assignees are told (`assigned`), after the change commits. */
+  notifications?: Pick<NotificationService, 'notify'>;
+  /** A task's reminders follow its due date-time (and a recurring task's next occurrence). */
+  reminders?: Pick<ReminderService, 'taskChanged'>;
+  /** What time it is (issue 22): a recurring task's next date counts from the clock's today. */
+  clock?: Clock;
 }
 
-/** Task rules. Every call is scoped to its owner: another user's task does not exist (404). */
-export function createTaskService({ db, dialect, live, fileStore, logger }: TaskServiceDeps) {
+/** How a completion is asked for: `final` ends a recurring task's series (POST .../complete). */
+export interface CompleteOptions {
+  final?: boolean;
+}
+
+/** Who is asking: the session's or the token's user. */
+type Caller = number;
+
+/**
+ * Task rules. Who may see or change a task is the access module's answer (a project's role table,
+ * decision 029); a task the caller cannot see does not exist (404).
+ */
+export function createTaskService({
+  db,
+  dialect,
+  projectEvents,
+  access,
+  fileStore,
+  logger,
+  notifications,
+  reminders,
+  clock = systemClock,
+}: TaskServiceDeps) {
   const tasks = createTaskRepository(db, dialect);
-  const taskNotFound = () => notFound('Task');
-  /** Every open stream of the user refetches its lists (and the one task, when given). */
-  const changed = (userId: number, ...more: string[]) =>
-    live.publish(userId, [TASKS_PATH, ARCHIVED_TASKS_PATH, ...more]);
+  const user = (id: Caller) => ({ id });
+  /** Every open stream of every member of the projects refetches its lists (and the one task, when given). */
+  const changed = (projectIds: number[], ...more: string[]) =>
+    projectEvents(projectIds, [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, ...more]);
 
   const assertOwnAgent = async (userId: number, agentId: number | null | undefined) => {
     if (agentId != null && !(await tasks.agentExists(userId, agentId))) {
@@ -54,90 +104,158 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
     }
   };
 
+  /** The caller's time zone: the one a due time they set is read in ('UTC' until they set one). */
+  const zoneOf = async (userId: number): Promise<string> => {
+    const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
+    return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : DEFAULT_TIME_ZONE;
+  };
+
+  /** dueTime and recurrence need a date: 400 naming the field. */
+  const assertDated = (dueDate: string | null, dueTime: string | null, recurrence: string | null) => {
+    if (dueDate) return;
+    if (dueTime) throw badRequest(TASK_MESSAGES.dueTimeNeedsDate);
+    if (recurrence) throw badRequest(TASK_MESSAGES.recurrenceNeedsDate);
+  };
+
+  const withAssignees = async (row: TaskRow, repository: TaskRepository = tasks): Promise<Task> =>
+    toTask(row, (await repository.assigneesOf([row.id])).get(row.id));
+
   const lists = createListCache(LIST_CACHE_BYTES, LIST_CACHE_ENTRY_BYTES);
-  /** The version is read before the rows, so a cached list is never older than its version says. */
   /** The rows as the list's JSON: full tasks, or (`view=summary`) without notes and AI draft. */
-  const serialise = (rows: TaskRow[], view: TaskListRouteQuery['view']) =>
+  const serialise = (rows: TaskRow[], assignees: Map<number, number[]>, view: TaskListRouteQuery['view']) =>
     Buffer.from(
       JSON.stringify(
         view === 'summary'
           ? rows.map((row) => {
-              const { notes: _notes, aiDraft: _draft, ...summary } = toTask(row);
+              const { notes: _notes, aiDraft: _draft, ...summary } = toTask(row, assignees.get(row.id));
               return summary;
             })
-          : rows.map(toTask),
+          : rows.map((row) => toTask(row, assignees.get(row.id))),
       ),
     );
-  const cachedList = async (
-    key: string,
-    userId: number,
-    view: TaskListRouteQuery['view'],
-    read: (userId: number) => Promise<TaskRow[]>,
-  ): Promise<ListBody> => {
-    const version = await tasks.version(userId);
-    const cached = lists.get(`${key}:${view ?? 'full'}`, version);
-    if (cached) return cached;
-    return lists.set(`${key}:${view ?? 'full'}`, version, serialise(await read(userId), view));
-  };
-  const filteredList = async (
-    userId: number,
-    archived: boolean,
-    query: TaskListRouteQuery,
-  ): Promise<ListBody> => listBody(serialise(await tasks.listFiltered(userId, archived, query), query.view));
 
-  return {
+  /** The projects a list spans, when it spans several (projectId=all, assignee=me); else undefined. */
+  const spanOf = async (userId: number, query: TaskListRouteQuery): Promise<ListSpan | undefined> => {
+    if (query.projectId !== ALL_PROJECTS && query.assignee === undefined) return undefined;
+    const memberships = await access.memberships(userId);
+    const projectIds =
+      typeof query.projectId === 'number'
+        ? memberships.has(query.projectId)
+          ? [query.projectId]
+          : undefined
+        : [...memberships.keys()];
+    if (!projectIds) throw projectNotFound();
+    return { projectIds, assigneeId: query.assignee === 'me' ? userId : undefined };
+  };
+
+  /**
+   * A list: one project's (the Inbox without projectId) cached whole by the project's version, or
+   * read anew when filtered or spanning projects, so it is never stale. The caller's membership and
+   * the version are one query (the access module's listScope).
+   */
+  const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListBody> => {
+    const span = await spanOf(userId, query);
+    if (span) {
+      const rows = await tasks.listFiltered(span, archived, query);
+      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
+    }
+    const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
+    const scope = await access.listScope(userId, projectId);
+    if (!scope) throw projectNotFound();
+    if (isFiltered(query)) {
+      const rows = await tasks.listFiltered({ projectIds: [scope.projectId] }, archived, query);
+      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
+    }
+    const key = `${scope.projectId}:${archived ? 'archived' : 'active'}:${query.view ?? 'full'}`;
+    const cached = lists.get(key, scope.version);
+    if (cached) return cached;
+    const [rows, assignees] = await Promise.all([
+      archived ? tasks.listArchived(scope.projectId) : tasks.listActive(scope.projectId),
+      tasks.assigneesInProject(scope.projectId, archived),
+    ]);
+    return lists.set(key, scope.version, serialise(rows, assignees, query.view));
+  };
+
+  /** The new assignees, when each is a member of the project; else 400 naming the first who is not. */
+  const checkAssignees = (assigneeIds: number[], members: ProjectMemberSummary[]): number[] => {
+    const memberIds = new Set(members.map((member) => member.userId));
+    const outsider = assigneeIds.find((id) => !memberIds.has(id));
+    if (outsider !== undefined) throw badRequest(TASK_ERRORS.notAMember(`user ${outsider}`));
+    return [...new Set(assigneeIds)];
+  };
+  const names = (ids: number[], members: ProjectMemberSummary[]) =>
+    ids.map((id) => members.find((member) => member.userId === id)?.firstName ?? `user ${id}`);
+
+  const service = {
     /**
-     * GET /api/tasks as JSON bytes (and compressed, on demand): the user's tasks that are not
-     * archived, in list order. The whole list is cached by version; a filtered one is read anew each
-     * time, so it is never stale.
+     * GET /api/tasks as JSON bytes (and compressed, on demand): the active tasks of the caller's
+     * Inbox, of the project named, or of every project (`projectId=all`, `assignee=me`).
      */
-    activeList: async (userId: number, query: TaskListRouteQuery = {}): Promise<ListBody> =>
-      isFiltered(query)
-        ? filteredList(userId, false, query)
-        : cachedList(`${userId}:active`, userId, query.view, tasks.listActive),
+    activeList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListBody> =>
+      list(userId, false, query),
 
     /** GET /api/tasks/archived likewise: most recently archived first. */
-    archivedList: async (userId: number, query: TaskListRouteQuery = {}): Promise<ListBody> =>
-      isFiltered(query)
-        ? filteredList(userId, true, query)
-        : cachedList(`${userId}:archived`, userId, query.view, tasks.listArchived),
+    archivedList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListBody> =>
+      list(userId, true, query),
 
-    async get(userId: number, id: number): Promise<Task> {
-      const row = await tasks.find(userId, id);
-      if (!row) throw taskNotFound();
-      return toTask(row);
+    async get(userId: Caller, id: number): Promise<Task> {
+      const { task } = await access.requireTask(user(userId), id, 'viewer');
+      return withAssignees(task);
     },
 
-    /** A new task goes to the top of the active list; the owner is the caller, whatever the body says. */
-    async create(userId: number, input: CreateTaskInput): Promise<Task> {
+    /**
+     * A new task goes to the top of its project's active list (the caller's Inbox without
+     * `projectId`); its creator is the caller, whatever the body says.
+     */
+    async create(userId: Caller, input: CreateTaskInput): Promise<Task> {
+      const { id: projectId } = await access.requireWritableProject(user(userId), input.projectId);
       await assertOwnAgent(userId, input.contextId);
-      const row = await tasks.insertAtTop({
-        user_id: userId,
-        title: input.title,
-        description: input.description,
-        due_date: input.dueDate,
-        completed: input.completed,
-        archived: input.archived,
-        archived_at: input.archived ? nowIso() : null,
-        context_id: input.contextId,
-        notes: null,
-        ai_draft: null,
-        ai_assisted: false,
-        search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
+      assertDated(input.dueDate, input.dueTime, input.recurrence);
+      const zone = input.dueTime ? await zoneOf(userId) : null;
+      const done = doneAfter(input) ?? false;
+      const row = await inTransaction(db, dialect, async (repository, trx) => {
+        const inserted = await repository.insertAtTop({
+          user_id: userId,
+          project_id: projectId,
+          title: input.title,
+          description: input.description,
+          due_date: input.dueDate,
+          due_time: input.dueTime,
+          due_time_zone: zone,
+          recurrence: input.recurrence,
+          recurrence_from: input.recurrenceFrom ?? 'due',
+          completed: done,
+          archived: done,
+          archived_at: done ? nowIso() : null,
+          context_id: input.contextId,
+          notes: null,
+          ai_draft: null,
+          ai_assisted: false,
+          search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
+        });
+        await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
+        return inserted;
       });
-      changed(userId);
+      await changed([projectId]);
       return toTask(row);
     },
 
-    /** New tasks on top of the list in the given order, all or none (an AI agent's split of a task). */
+    /**
+     * New tasks on top of a project's list in the given order, all or none (an AI agent's split of
+     * a task: they go where the task is). The caller has been checked for that project. `extra` is
+     * activity recorded in the same transaction (an applied AI proposal's, on the task it split).
+     */
     async createMany(
-      userId: number,
+      userId: Caller,
+      projectId: number,
       inputs: Array<Pick<CreateTaskInput, 'title' | 'description' | 'dueDate'>>,
+      extra: ActivityRecord[] = [],
     ): Promise<number> {
-      const count = await db.transaction().execute((trx) =>
-        insertTasksOnTop(
+      const count = await db.transaction().execute(async (trx) => {
+        const ids = await insertTasksOnTop(
           trx,
           userId,
+          projectId,
           inputs.map((input) => ({
             ...input,
             completed: false,
@@ -148,27 +266,90 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
             aiAssisted: false,
             checklistItems: [],
           })),
-        ),
-      );
-      changed(userId);
+        );
+        await recordActivity(trx, [
+          ...ids.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
+          ...extra,
+        ]);
+        return ids.length;
+      });
+      await changed([projectId]);
       return count;
     },
 
-    /** Archiving stamps archived_at; restoring clears it and puts the task back on top of the list. */
-    async update(userId: number, id: number, input: UpdateTaskInput): Promise<Task> {
-      const current = await tasks.find(userId, id);
-      if (!current) throw taskNotFound();
+    /**
+     * Every edit of a task, completing included (REST, MCP, agents' proposals): completing archives
+     * and stamps archived_at; restoring or reopening clears both and puts the task back on top.
+     * `projectId` moves it (editor or more in both projects; assignees who are not members of the
+     * new one are dropped); `assigneeIds` replaces its assignees. Each change is one activity
+     * entry, written in the change's transaction.
+     */
+    async update(
+      userId: Caller,
+      id: number,
+      input: UpdateTaskInput,
+      extra: ActivityRecord[] = [],
+      options: CompleteOptions = {},
+    ): Promise<Task> {
+      const { task: current } = await access.requireTask(user(userId), id, 'editor');
+      const moving = input.projectId !== undefined && input.projectId !== current.project_id;
+      const target = moving ? await access.requireWritableProject(user(userId), input.projectId) : undefined;
+      const projectId = target?.id ?? current.project_id;
       await assertOwnAgent(userId, input.contextId);
+      // Read before the transaction: on SQLite a read outside it would wait for it to end.
+      const members = moving || input.assigneeIds !== undefined ? await access.projectMembers(projectId) : [];
+      const sourceMembers = moving ? await access.projectMembers(current.project_id) : members;
+      const assigneeIds = input.assigneeIds && checkAssignees(input.assigneeIds, members);
+      let done = doneAfter(input);
+      // Time and recurrence (issue 22): both need a date, and go when the date goes.
+      const dueDate = input.dueDate !== undefined ? input.dueDate : current.due_date;
+      const dueTime = input.dueTime !== undefined ? input.dueTime : (current.due_time ?? null);
+      let recurrence = input.recurrence !== undefined ? input.recurrence : (current.recurrence ?? null);
+      if (input.dueDate !== undefined) assertDated(dueDate, input.dueTime ?? null, input.recurrence ?? null);
+      else assertDated(dueDate, dueTime, recurrence);
+      const timeChanges: Pick<TaskUpdate, 'due_time' | 'due_time_zone' | 'recurrence' | 'recurrence_from'> =
+        {};
+      if (!dueDate && (current.due_time || current.recurrence)) {
+        Object.assign(timeChanges, { due_time: null, due_time_zone: null, recurrence: null });
+        recurrence = null;
+      } else {
+        if (input.dueTime !== undefined) {
+          timeChanges.due_time = input.dueTime;
+          timeChanges.due_time_zone = input.dueTime ? await zoneOf(userId) : null;
+        }
+        if (input.recurrence !== undefined) timeChanges.recurrence = input.recurrence;
+      }
+      if (input.recurrenceFrom !== undefined) timeChanges.recurrence_from = input.recurrenceFrom;
+      const recurrenceFrom =
+        input.recurrenceFrom ?? (current.recurrence_from === 'completion' ? 'completion' : 'due');
+      // Completing a recurring task moves it on to its next date instead of archiving it; a final
+      // completion ('Complete forever') ends the series. A series past its UNTIL just completes.
+      let next: string | null = null;
+      if (done === true && !toBool(current.archived) && recurrence && dueDate) {
+        if (options.final) {
+          timeChanges.recurrence = null;
+        } else {
+          const zone = current.due_time_zone ?? (await zoneOf(userId));
+          next = nextDueDate(recurrence, dueDate, recurrenceFrom, dateInZone(clock.now(), zone));
+          if (next) done = undefined;
+        }
+      }
       const changes: Omit<TaskUpdate, 'position'> = {
+        ...timeChanges,
         title: input.title,
         description: input.description,
         notes: input.notes,
-        completed: input.completed,
+        completed: done,
         context_id: input.contextId,
         ai_draft: input.aiDraft,
         ai_assisted: input.aiAssisted,
-        due_date: input.dueDate,
+        due_date: next ?? input.dueDate,
+        project_id: moving ? projectId : undefined,
       };
+      if (next) {
+        changes.completed = false;
+        changes.checklist_done = 0;
+      }
       if (input.title !== undefined || input.description !== undefined || input.notes !== undefined) {
         changes.search_text = taskSearchText({
           title: input.title ?? current.title,
@@ -176,24 +357,107 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
           notes: input.notes !== undefined ? input.notes : current.notes,
         });
       }
-      const restoring = input.archived === false && toBool(current.archived);
-      if (input.archived !== undefined && input.archived !== toBool(current.archived)) {
-        changes.archived = input.archived;
-        changes.archived_at = input.archived ? nowIso() : null;
+      const restoring = done === false && toBool(current.archived);
+      if (done !== undefined && done !== toBool(current.archived)) {
+        changes.archived = done;
+        changes.archived_at = done ? nowIso() : null;
       }
       // Kysely leaves undefined values out of the SET list.
-      if (Object.values(changes).every((v) => v === undefined)) return toTask(current);
-      const row = await tasks.update(userId, id, changes, restoring);
-      if (!row) throw taskNotFound();
-      changed(userId, taskPath(id));
-      return toTask(row);
+      if (Object.values(changes).every((v) => v === undefined) && assigneeIds === undefined) {
+        return withAssignees(current);
+      }
+      let newlyAssigned: number[] = [];
+      const row = await inTransaction(db, dialect, async (repository, trx) => {
+        const before = (await repository.assigneesOf([id])).get(id) ?? [];
+        const updated = await repository.update(id, changes, restoring || moving ? projectId : undefined);
+        if (!updated) throw taskNotFound();
+        const activity: ActivityRecord[] = [];
+        const add = (kind: ActivityKind, data?: Record<string, unknown>) =>
+          activity.push({ taskId: id, actorId: userId, kind, data });
+        if (input.title !== undefined && input.title !== current.title) {
+          add('renamed', { from: current.title, to: input.title });
+        }
+        if (input.description !== undefined && input.description !== current.description) {
+          add('description_changed');
+        }
+        if (next) {
+          await trx
+            .updateTable('checklist_items')
+            .set({ done: false, updated_at: nowIso() })
+            .where('task_id', '=', id)
+            .where('done', '=', true)
+            .execute();
+          add('completed', { next, text: completedNextText(next) });
+        } else if (input.dueDate !== undefined && input.dueDate !== current.due_date) {
+          add('due_changed', { from: current.due_date, to: input.dueDate });
+        }
+        if (done === true && !toBool(current.archived)) add('completed');
+        if (restoring) add('restored');
+        let after = assigneeIds ?? before;
+        if (moving) {
+          const memberIds = new Set(members.map((member) => member.userId));
+          const dropped = after.filter((assignee) => !memberIds.has(assignee));
+          after = after.filter((assignee) => memberIds.has(assignee));
+          add('moved', {
+            fromProjectId: current.project_id,
+            toProjectId: projectId,
+            toProjectName: target?.name,
+            ...(dropped.length > 0 ? { droppedAssignees: names(dropped, sourceMembers) } : {}),
+          });
+        }
+        if (moving || assigneeIds !== undefined) {
+          await repository.setAssignees(id, after);
+          const added = after.filter((assignee) => !before.includes(assignee));
+          const removed = before.filter((assignee) => !after.includes(assignee));
+          if (added.length > 0) add('assigned', { userIds: added, names: names(added, members) });
+          newlyAssigned = added;
+          if (removed.length > 0 && assigneeIds !== undefined) {
+            add('unassigned', {
+              userIds: removed,
+              names: names(removed, sourceMembers),
+            });
+          }
+        }
+        await recordActivity(trx, [...activity, ...extra]);
+        return updated;
+      });
+      await changed(
+        moving ? [current.project_id, projectId] : [projectId],
+        taskPath(id),
+        taskActivityPath(id),
+        ...(next ? [checklistPath(id)] : []),
+      );
+      await reminders?.taskChanged(id);
+      if (newlyAssigned.length > 0) {
+        const actor = members.find((member) => member.userId === userId)?.firstName ?? 'Someone';
+        await notifications?.notify(
+          newlyAssigned.map((assignee) => ({
+            userId: assignee,
+            kind: 'assigned' as const,
+            taskId: id,
+            projectId,
+            actorId: userId,
+            title: `${actor} assigned you "${row.title}"`,
+            body: row.due_date ? `Due ${row.due_date}` : row.title,
+          })),
+        );
+      }
+      return withAssignees(row);
     },
 
+    /**
+     * POST /api/tasks/{id}/complete: completes the task as every other path does (a recurring one
+     * moves on to its next date); `final` ends a series and archives the task.
+     */
+    complete: (userId: Caller, id: number, options: CompleteOptions = {}): Promise<Task> =>
+      service.update(userId, id, { completed: true }, [], options),
+
     /** Deletes the task, its file rows, then its stored files; a file already gone is fine. */
-    async remove(userId: number, id: number): Promise<void> {
+    async remove(userId: Caller, id: number): Promise<void> {
+      const { task } = await access.requireTask(user(userId), id, 'editor');
       const storageKeys = await inTransaction(db, dialect, async (repository) => {
-        const keys = await repository.fileKeys(userId, id);
-        if (!(await repository.delete(userId, id))) throw taskNotFound();
+        const keys = await repository.fileKeys(id);
+        if (!(await repository.delete(id))) throw taskNotFound();
         return keys;
       });
       await Promise.all(
@@ -201,77 +465,86 @@ export function createTaskService({ db, dialect, live, fileStore, logger }: Task
           fileStore.remove(key).catch((error) => logger.warn({ err: error, key }, 'stored file not removed')),
         ),
       );
-      changed(userId);
+      await changed([task.project_id]);
     },
 
     /**
-     * Moves one active task to just after `afterId` (null: the top), writing that task alone: its
-     * position becomes the midpoint of its new neighbours'. Only when two neighbours are too close
-     * for a midpoint (after about fifty moves into the same gap) is the whole list renumbered.
+     * Moves one active task to just after `afterId` (null: the top) in its project, writing that
+     * task alone: its position becomes the midpoint of its new neighbours'. Only when two
+     * neighbours are too close for a midpoint (after about fifty moves into the same gap) is the
+     * whole list renumbered.
      */
-    async move(userId: number, id: number, afterId: number | null): Promise<Task> {
+    async move(userId: Caller, id: number, afterId: number | null): Promise<Task> {
       if (afterId === id) throw badRequest(TASK_MESSAGES.moveAfterItself);
+      const { task } = await access.requireTask(user(userId), id, 'editor');
+      const projectId = task.project_id;
       await inTransaction(db, dialect, async (repository) => {
         const refuse = async (missing: number) => {
-          if ((await repository.archivedAmong(userId, [missing])).length > 0) {
+          if ((await repository.archivedAmong(projectId, [missing])).length > 0) {
             throw badRequest(TASK_ERRORS.archivedReorder);
           }
           throw taskNotFound();
         };
-        const moving = await repository.activePlace(userId, id);
+        const moving = await repository.activePlace(projectId, id);
         if (!moving) return refuse(id);
-        const after = afterId === null ? null : await repository.activePlace(userId, afterId);
+        const after = afterId === null ? null : await repository.activePlace(projectId, afterId);
         if (afterId !== null && !after) return refuse(afterId);
-        const next = await repository.nextActive(userId, after ?? null, id);
+        const next = await repository.nextActive(projectId, after ?? null, id);
         const position = !after
           ? (next?.position ?? 0) - 1
           : next
             ? (after.position + next.position) / 2
             : after.position + 1;
         if (!after || !next || (position > after.position && position < next.position)) {
-          await repository.setPosition(userId, id, position);
+          await repository.setPosition(id, position);
           return;
         }
-        const order = (await repository.activeIds(userId)).filter((other) => other !== id);
+        const order = (await repository.activeIds(projectId)).filter((other) => other !== id);
         order.splice(order.indexOf(after.id) + 1, 0, id);
-        await repository.setOrder(userId, order);
+        await repository.setOrder(projectId, order);
       });
-      changed(userId, taskPath(id));
-      const row = await tasks.find(userId, id);
+      await changed([projectId], taskPath(id));
+      const row = await tasks.find(id);
       if (!row) throw taskNotFound();
-      return toTask(row);
+      return withAssignees(row);
     },
 
     /**
-     * Applies a new order of the caller's active tasks in one transaction and returns the full order.
-     * Any unknown, foreign, archived or repeated id refuses the whole request and changes nothing.
-     * Active tasks left out (the client does not list completed ones) keep their relative order after
-     * the listed ones, so a list that is slightly stale still reorders what the person saw.
+     * Applies a new order of one project's active tasks (the project of the first id) in one
+     * transaction and returns the full order. Any unknown, foreign, archived or repeated id refuses
+     * the whole request and changes nothing. Active tasks left out (the client does not list
+     * completed ones) keep their relative order after the listed ones, so a list that is slightly
+     * stale still reorders what the person saw.
      */
-    async reorder(userId: number, taskIds: number[]): Promise<number[]> {
+    async reorder(userId: Caller, taskIds: number[]): Promise<number[]> {
       const seen = new Set<number>();
       for (const id of taskIds) {
         if (seen.has(id)) throw badRequest(TASK_ERRORS.duplicateInReorder(id));
         seen.add(id);
       }
+      const first = taskIds[0];
+      if (first === undefined) throw badRequest(TASK_MESSAGES.reorderEmpty);
+      const { task } = await access.requireTask(user(userId), first, 'editor');
+      const projectId = task.project_id;
       const order = await inTransaction(db, dialect, async (repository) => {
-        const active = await repository.activeIds(userId);
+        const active = await repository.activeIds(projectId);
         const activeSet = new Set(active);
         const notActive = taskIds.filter((id) => !activeSet.has(id));
         if (notActive.length > 0) {
-          const archived = await repository.archivedAmong(userId, notActive);
+          const archived = await repository.archivedAmong(projectId, notActive);
           // A foreign id and an unknown one answer alike, so reorder reveals nothing about others' tasks.
           if (archived.length < notActive.length) throw taskNotFound();
           throw badRequest(TASK_ERRORS.archivedReorder);
         }
         const full = [...taskIds, ...active.filter((id) => !seen.has(id))];
-        await repository.setOrder(userId, full);
+        await repository.setOrder(projectId, full);
         return full;
       });
-      changed(userId);
+      await changed([projectId]);
       return order;
     },
   };
+  return service;
 }
 
 export type TaskService = ReturnType<typeof createTaskService>;

@@ -11,6 +11,8 @@ import { openDatabase } from '../db';
 import { nowIso } from '../db/values';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { withDatabaseMigratedTo } from '../testing/migrations';
+import { insertTasksOnTop } from './bulk';
 import { TASK_ERRORS } from './service';
 
 /** A server-sent event stream read over real HTTP. */
@@ -76,7 +78,8 @@ function openStream(baseUrl: string, headers: Record<string, string>): Promise<S
   });
 }
 
-const LISTS = ['/api/tasks', '/api/tasks/archived'];
+/** What a task change tells its project's members to refetch: the lists, and the projects' counts. */
+const LISTS = ['/api/tasks', '/api/tasks/archived', '/api/projects'];
 
 describe.each(testDialects)('tasks on %s', (dialect) => {
   let t: TestApp;
@@ -137,6 +140,13 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         updatedAt: expect.any(String),
         archivedAt: null,
         checklist: { done: 0, total: 0 },
+        projectId: alice.inboxId,
+        assigneeIds: [],
+        commentCount: 0,
+        dueTime: null,
+        dueTimeZone: null,
+        recurrence: null,
+        recurrenceFrom: 'due',
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);
@@ -184,18 +194,21 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       const task = await create(alice, { title: 'a', contextId: agent.id });
       await create(bob, { title: 'b' });
       expect(await activeTitles(alice)).toEqual(['a']);
+      // Deleting the agent clears contextId through the foreign key, not through any task code:
+      // the list shows it at once.
+      expect((await alice.request('DELETE', `/api/ai-agents/${agent.id}`)).statusCode).toBe(204);
+      const [listed] = (await alice.request('GET', '/api/tasks')).json() as Task[];
+      expect(listed?.contextId).toBeNull();
+      // Behind the app's back (an operator's SQL): within the two seconds the list's scope is kept
+      // (decision 029).
       await t.ctx.db.kysely
         .updateTable('tasks')
         .set({ title: 'changed by SQL' })
         .where('id', '=', task.id)
         .execute();
-      expect(await activeTitles(alice)).toEqual(['changed by SQL']);
-      // Deleting the agent clears contextId through the foreign key, not through any task code.
-      await t.ctx.db.kysely.deleteFrom('agents').where('id', '=', agent.id).execute();
-      const [listed] = (await alice.request('GET', '/api/tasks')).json() as Task[];
-      expect(listed?.contextId).toBeNull();
+      await expect.poll(() => activeTitles(alice), { timeout: 3000 }).toEqual(['changed by SQL']);
       await t.ctx.db.kysely.deleteFrom('tasks').where('id', '=', task.id).execute();
-      expect(await activeTitles(alice)).toEqual([]);
+      await expect.poll(() => activeTitles(alice), { timeout: 3000 }).toEqual([]);
       expect(await activeTitles(bob)).toEqual(['b']);
     });
 
@@ -363,6 +376,64 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       expect((await alice.request('GET', '/api/tasks/archived')).json()).toEqual([]);
     });
 
+    it('completes with archiving whatever names it: completed alone, archived alone, a new task, an import (issue 20)', async () => {
+      const archivedIds = async () =>
+        ((await alice.request('GET', '/api/tasks/archived')).json() as Task[]).map((task) => task.id);
+      const activeIds = async () =>
+        ((await alice.request('GET', '/api/tasks')).json() as Task[]).map((task) => task.id);
+      const a = await create(alice, { title: 'a' });
+      const done = await alice.request('PATCH', `/api/tasks/${a.id}`, { completed: true });
+      expect(done.json()).toMatchObject({ completed: true, archived: true, archivedAt: expect.any(String) });
+      expect(await archivedIds()).toEqual([a.id]);
+      expect(await activeIds()).toEqual([]);
+      // Restoring alone reopens; archiving alone completes.
+      expect((await alice.request('PATCH', `/api/tasks/${a.id}`, { archived: false })).json()).toMatchObject({
+        completed: false,
+        archived: false,
+      });
+      expect((await alice.request('PATCH', `/api/tasks/${a.id}`, { archived: true })).json()).toMatchObject({
+        completed: true,
+        archived: true,
+      });
+      expect((await alice.request('PATCH', `/api/tasks/${a.id}`, { completed: false })).json()).toMatchObject(
+        {
+          completed: false,
+          archived: false,
+          archivedAt: null,
+        },
+      );
+      // Naming both, differently: done wins (a task is never half done).
+      expect(
+        (await alice.request('PATCH', `/api/tasks/${a.id}`, { completed: true, archived: false })).json(),
+      ).toMatchObject({ completed: true, archived: true });
+
+      const b = await create(alice, { title: 'b', completed: true });
+      expect(b).toMatchObject({ completed: true, archived: true, archivedAt: expect.any(String) });
+      await t.ctx.db.kysely.transaction().execute((trx) =>
+        insertTasksOnTop(trx, alice.user.id, alice.inboxId, [
+          {
+            title: 'imported',
+            description: null,
+            dueDate: null,
+            completed: true,
+            archived: false,
+            contextId: null,
+            notes: null,
+            aiDraft: null,
+            aiAssisted: false,
+            checklistItems: [],
+          },
+        ]),
+      );
+      const archivedNow = (await alice.request('GET', '/api/tasks/archived')).json() as Task[];
+      expect(archivedNow.map((task) => [task.title, task.completed, task.archived])).toEqual([
+        ['imported', true, true],
+        ['b', true, true],
+        ['a', true, true],
+      ]);
+      expect(await activeIds()).toEqual([]);
+    });
+
     it('refuses another user’s agent', async () => {
       const agent = await addAgent(bob);
       const task = await create(alice, { title: 'a' });
@@ -452,8 +523,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       const a = await create(alice, { title: 'a' });
       const b = await create(alice, { title: 'b' });
       const c = await create(alice, { title: 'c' });
-      // The client lists only tasks that are not completed.
-      await alice.request('PATCH', `/api/tasks/${b.id}`, { completed: true });
+      // A filtered list (a search, a due filter) shows only some of the active tasks.
       const response = await alice.request('POST', '/api/tasks/reorder', { taskIds: [a.id, c.id] });
       expect(response.json()).toEqual({ taskIds: [a.id, c.id, b.id] });
       expect(await ids(alice)).toEqual([a.id, c.id, b.id]);
@@ -505,6 +575,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         .values(
           Array.from({ length: 1000 }, (_, i) => ({
             user_id: alice.user.id,
+            project_id: alice.inboxId,
             title: `task ${i}`,
             position: i,
             completed: false,
@@ -637,7 +708,8 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       await alice.request('DELETE', `/api/tasks/${task.id}`);
       const expected = [
         { invalidate: LISTS },
-        { invalidate: [...LISTS, `/api/tasks/${task.id}`] },
+        // An edit writes activity: an open card's Activity refetches too.
+        { invalidate: [...LISTS, `/api/tasks/${task.id}`, `/api/tasks/${task.id}/activity`] },
         { invalidate: LISTS },
         { invalidate: LISTS },
       ];
@@ -710,4 +782,61 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       }
     });
   });
+});
+
+describe.each(testDialects)('migration 0012 on %s', (dialect) => {
+  it('moves tasks completed without archiving (over MCP, before issue 20) into the archive', () =>
+    withDatabaseMigratedTo(dialect, '0011_fractional_positions', async (db, migrateToLatest) => {
+      const bool = (value: boolean) => (dialect === 'postgres' ? value : Number(value));
+      const then = '2026-01-02T03:04:05.000Z';
+      await db
+        .insertInto('users')
+        .values({
+          username: 'old',
+          first_name: 'old',
+          password_hash: 'x',
+          created_at: then,
+          updated_at: then,
+        })
+        .execute();
+      const { id: userId } = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
+      const states: Array<[string, boolean, boolean]> = [
+        ['vanished', true, false],
+        ['active', false, false],
+        ['archived', true, true],
+      ];
+      for (const [index, [title, completed, archived]] of states.entries()) {
+        await db
+          .insertInto('tasks')
+          .values({
+            user_id: userId,
+            title,
+            completed: bool(completed),
+            archived: bool(archived),
+            archived_at: archived ? '2025-12-01T00:00:00.000Z' : null,
+            position: index,
+            created_at: then,
+            updated_at: then,
+          })
+          .execute();
+      }
+      await migrateToLatest();
+      const rows = await db
+        .selectFrom('tasks')
+        .select(['title', 'completed', 'archived', 'archived_at'])
+        .orderBy('position')
+        .execute();
+      expect(
+        rows.map((row) => [
+          row.title,
+          Boolean(row.completed),
+          Boolean(row.archived),
+          row.archived_at && new Date(row.archived_at).toISOString(),
+        ]),
+      ).toEqual([
+        ['vanished', true, true, then],
+        ['active', false, false, null],
+        ['archived', true, true, '2025-12-01T00:00:00.000Z'],
+      ]);
+    }));
 });

@@ -6,7 +6,8 @@ import { hashPassword } from '../auth/passwords';
 import { loadConfig } from '../config';
 import type { DialectName } from '../db';
 import type { Mailer } from '../mail/mailer';
-import { createTestDatabase } from './database';
+import type { Clock } from '../time/clock';
+import { createTestDatabase, type TestDatabase } from './database';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -27,6 +28,8 @@ export interface TestUser extends LoginResponse {
   password: string;
   /** Headers that authenticate as this user. */
   headers: { 'user-session': string };
+  /** The user's Inbox: where their tasks go unless put elsewhere (issue 21). */
+  inboxId: number;
   /** `app.inject` as this user; a JSON body is sent as JSON. */
   request(method: string, url: string, body?: unknown): Promise<LightMyRequestResponse>;
 }
@@ -39,9 +42,17 @@ export const FIXTURE_HASH_COST = 2 ** 10;
 /** A fresh app on a fresh database; env overrides the configuration as DESIGN.md §3 names it. */
 export async function createTestApp(
   dialect: DialectName,
-  options: { env?: Record<string, string>; mailer?: Mailer; oidcFetch?: CustomFetch } = {},
+  options: {
+    env?: Record<string, string>;
+    mailer?: Mailer;
+    oidcFetch?: CustomFetch;
+    clock?: Clock;
+    pushAgent?: import('node:https').Agent;
+    /** An existing database (reopenTestDatabase: a second instance, or a restart); closed with the app. */
+    database?: TestDatabase;
+  } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+  const database = options.database ?? (await createTestDatabase(dialect));
   const config = loadConfig({
     DATA_DIR: database.dataDir,
     APP_URL: 'http://localhost:3000',
@@ -57,6 +68,8 @@ export async function createTestApp(
     logger: false,
     mailer: options.mailer,
     oidcFetch: options.oidcFetch,
+    clock: options.clock,
+    pushAgent: options.pushAgent,
   });
   await app.ready();
 
@@ -85,10 +98,17 @@ export async function createTestApp(
       if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.body}`);
       const login = response.json() as LoginResponse;
       const headers = { 'user-session': login.sessionId };
+      const inbox = await ctx.db.kysely
+        .selectFrom('projects')
+        .select('id')
+        .where('owner_id', '=', login.user.id)
+        .where('is_inbox', '=', true)
+        .executeTakeFirstOrThrow();
       return {
         ...login,
         password,
         headers,
+        inboxId: inbox.id,
         request: (method, url, body) =>
           app.inject({
             method: method as 'GET',

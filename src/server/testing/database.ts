@@ -52,6 +52,16 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   };
 }
 
+/**
+ * Another handle on the same database, as a second instance (PostgreSQL) or a restarted one (SQLite,
+ * once the first handle is closed: one process holds its lock) would open it. Its destroy only
+ * closes it; the first handle's drops the database.
+ */
+export async function reopenTestDatabase(first: TestDatabase): Promise<TestDatabase> {
+  const db = await openDatabase({ databaseUrl: first.databaseUrl, dataDir: first.dataDir });
+  return { db, dataDir: first.dataDir, databaseUrl: first.databaseUrl, destroy: () => db.close() };
+}
+
 export interface PgSchema {
   name: string;
   /** `baseUrl` with this schema as the search_path. */

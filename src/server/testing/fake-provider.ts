@@ -27,8 +27,12 @@ export interface FakeToolCall {
 export interface FakeProviderBehaviour {
   /** The answer, sent as these pieces when streaming. */
   chunks: string[];
-  /** 'error' answers 500; 'refusal' sends a refusal and no content; 'empty' sends no content. */
+  /** 'error' answers errorStatus; 'refusal' sends a refusal and no content; 'empty' sends no content. */
   mode: 'ok' | 'error' | 'refusal' | 'empty';
+  /** The status of an 'error' answer. */
+  errorStatus: number;
+  /** Its body's `{error: {message}}`, as OpenAI words it; an empty string sends no body at all. */
+  errorMessage: string;
   /** Wait before answering at all. */
   delayMs: number;
   /** Wait between streamed pieces. */
@@ -59,6 +63,8 @@ export interface FakeProvider {
 const DEFAULTS: FakeProviderBehaviour = {
   chunks: ['Here is ', 'the draft', '.'],
   mode: 'ok',
+  errorStatus: 500,
+  errorMessage: 'The fake provider broke',
   delayMs: 0,
   chunkDelayMs: 0,
   endDelayMs: 0,
@@ -102,9 +108,10 @@ export async function startFakeProvider(host = '127.0.0.1'): Promise<FakeProvide
     if (delayMs) await sleep(delayMs);
     if (res.destroyed) return;
     if (mode === 'error') {
+      const { errorStatus, errorMessage } = behaviour;
       res
-        .writeHead(500, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { message: 'The fake provider broke', type: 'server_error' } }));
+        .writeHead(errorStatus, { 'content-type': 'application/json' })
+        .end(errorMessage ? JSON.stringify({ error: { message: errorMessage, type: 'server_error' } }) : '');
       return;
     }
     const content = mode === 'ok' ? chunks.join('') : mode === 'empty' ? '' : null;

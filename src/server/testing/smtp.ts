@@ -13,15 +13,40 @@ export interface ReceivedMail {
 export async function startSmtpServer(): Promise<{
   url: string;
   messages: ReceivedMail[];
+  /** The next `count` messages are refused with a temporary error (451), as a server in trouble does. */
+  refuseNext(count: number): void;
+  /** Messages refused so far. */
+  refused(): number;
+  /** The next `count` messages are never answered (a server that hangs mid-delivery). */
+  stallNext(count: number): void;
+  /** Messages left unanswered so far. */
+  stalled(): number;
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }> {
   const messages: ReceivedMail[] = [];
+  let toRefuse = 0;
+  let refusedCount = 0;
+  let toStall = 0;
+  let stalledCount = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData(stream, session, callback) {
+      if (toStall > 0) {
+        toStall -= 1;
+        stalledCount += 1;
+        stream.resume();
+        return;
+      }
+      if (toRefuse > 0) {
+        toRefuse -= 1;
+        refusedCount += 1;
+        stream.resume();
+        stream.on('end', () => callback(Object.assign(new Error('Try again later'), { responseCode: 451 })));
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
@@ -36,6 +61,14 @@ export async function startSmtpServer(): Promise<{
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    refuseNext(count) {
+      toRefuse = count;
+    },
+    refused: () => refusedCount,
+    stallNext(count) {
+      toStall = count;
+    },
+    stalled: () => stalledCount,
     async waitFor(count, timeoutMs = 5000) {
       const start = Date.now();
       while (messages.length < count) {
@@ -84,9 +117,12 @@ function decodeBody(body: string, encoding: string): string {
 }
 
 function decodeWords(value: string): string {
-  return value.replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_m, kind: string, text: string) =>
-    kind.toUpperCase() === 'B'
-      ? Buffer.from(text, 'base64').toString('utf8')
-      : decodeBody(text.replace(/_/g, ' '), 'quoted-printable'),
-  );
+  // Whitespace between two encoded words is folding, not text (RFC 2047 §6.2).
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?utf-8\?([BQ])\?([^?]*)\?=/gi, (_m, kind: string, text: string) =>
+      kind.toUpperCase() === 'B'
+        ? Buffer.from(text, 'base64').toString('utf8')
+        : decodeBody(text.replace(/_/g, ' '), 'quoted-printable'),
+    );
 }

@@ -1,16 +1,9 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../auth/tokens';
-import { SchemaScopedPostgresDialect } from '../db';
-import { migrationProvider } from '../db/migrations';
 import { BEARER_MESSAGES } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
-import { createPgSchema, testDialects } from '../testing/database';
+import { testDialects } from '../testing/database';
+import { withDatabaseMigratedTo } from '../testing/migrations';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -400,22 +393,8 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
 });
 
 describe.each(testDialects)('migration 0004 on %s', (dialect) => {
-  it('gives every existing session a distinct public id', async () => {
-    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tasklane-migration-'));
-    const schema = dialect === 'postgres' ? await createPgSchema(process.env.TEST_DATABASE_URL!) : null;
-    // biome-ignore lint/suspicious/noExplicitAny: the schema as it was before migration 0004
-    const db = new Kysely<any>({
-      dialect: schema
-        ? new SchemaScopedPostgresDialect({ pool: new pg.Pool({ connectionString: schema.url, max: 2 }) })
-        : new SqliteDialect({ database: new SqliteDatabase(path.join(dataDir, 'old.db')) }),
-    });
-    try {
-      const migrator = new Migrator({
-        db,
-        provider: migrationProvider(dialect),
-        ...(schema ? { migrationTableSchema: schema.name } : {}),
-      });
-      expect((await migrator.migrateTo('0003_rate_limiter_store')).error).toBeUndefined();
+  it('gives every existing session a distinct public id', () =>
+    withDatabaseMigratedTo(dialect, '0003_rate_limiter_store', async (db, migrateToLatest) => {
       const now = new Date().toISOString();
       await db
         .insertInto('users')
@@ -428,7 +407,7 @@ describe.each(testDialects)('migration 0004 on %s', (dialect) => {
           .values({ id_hash: idHash, user_id: id, created_at: now, last_used_at: now, expires_at: now })
           .execute();
       }
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      await migrateToLatest();
       const rows = await db.selectFrom('sessions').select(['public_id', 'user_agent', 'ip']).execute();
       expect(rows).toHaveLength(2);
       for (const row of rows) {
@@ -437,10 +416,5 @@ describe.each(testDialects)('migration 0004 on %s', (dialect) => {
         expect(row.ip).toBeNull();
       }
       expect(new Set(rows.map((row) => row.public_id)).size).toBe(2);
-    } finally {
-      await db.destroy();
-      await schema?.drop();
-      await fs.rm(dataDir, { recursive: true, force: true });
-    }
-  });
+    }));
 });

@@ -90,8 +90,8 @@ const CANONICAL: { [K in Kind]: (value: never) => KindValue[K] } = {
 /**
  * Every table an archive carries, with every column of schema.ts (the compiler checks both ways),
  * in insert order: parents before children. Not carried: sessions, password reset tokens, WebAuthn
- * and two-factor sign-in challenges and rate limits (short-lived), task_versions (rebuilt by its
- * triggers as tasks are inserted).
+ * and two-factor sign-in challenges and rate limits (short-lived), project_versions (rebuilt by
+ * its triggers as tasks are inserted).
  */
 const COLUMNS = {
   users: {
@@ -108,6 +108,23 @@ const COLUMNS = {
     two_factor_enabled: 'bool',
     two_factor_secret: 'text?',
     two_factor_last_step: 'integer?',
+    time_zone: 'text?',
+  },
+  projects: {
+    id: 'id',
+    name: 'text',
+    color: 'text',
+    owner_id: 'id',
+    is_inbox: 'bool',
+    archived: 'bool',
+    created_at: 'timestamp',
+    updated_at: 'timestamp',
+  },
+  project_members: {
+    project_id: 'id',
+    user_id: 'id',
+    role: 'text',
+    added_at: 'timestamp',
   },
   two_factor_recovery_codes: {
     id: 'id',
@@ -179,6 +196,38 @@ const COLUMNS = {
     search_text: 'text?',
     checklist_total: 'integer',
     checklist_done: 'integer',
+    // Null only in an archive from before projects: the import puts the task in its creator's Inbox.
+    project_id: 'id?',
+    comment_count: 'integer',
+    due_time: 'text?',
+    due_time_zone: 'text?',
+    recurrence: 'text?',
+    recurrence_from: 'text',
+  },
+  task_assignees: {
+    task_id: 'id',
+    user_id: 'id',
+    assigned_at: 'timestamp',
+  },
+  comments: {
+    id: 'id',
+    task_id: 'id',
+    author_id: 'id?',
+    body: 'text',
+    created_at: 'timestamp',
+    edited_at: 'timestamp?',
+  },
+  comment_mentions: {
+    comment_id: 'id',
+    user_id: 'id',
+  },
+  activity: {
+    id: 'id',
+    task_id: 'id',
+    actor_id: 'id?',
+    kind: 'text',
+    data: 'text',
+    at: 'timestamp',
   },
   checklist_items: {
     id: 'id',
@@ -249,6 +298,51 @@ const COLUMNS = {
     target_label: 'text?',
     created_at: 'timestamp',
   },
+  // Issue 22: reminders, notifications, channels, and the job queue (pending reminders and their
+  // keys, so nothing fires twice or is lost across a move).
+  reminders: {
+    id: 'id',
+    task_id: 'id',
+    at: 'timestamp?',
+    relative_minutes: 'integer?',
+    fired_at: 'timestamp?',
+    created_by: 'id?',
+    created_at: 'timestamp',
+  },
+  notifications: {
+    id: 'id',
+    user_id: 'id',
+    kind: 'text',
+    task_id: 'id?',
+    project_id: 'id?',
+    actor_id: 'id?',
+    title: 'text',
+    body: 'text',
+    data: 'text?',
+    created_at: 'timestamp',
+    read_at: 'timestamp?',
+  },
+  notification_settings: {
+    user_id: 'id',
+    settings: 'text',
+    email_digest: 'bool',
+    updated_at: 'timestamp',
+  },
+  jobs: {
+    id: 'id',
+    key: 'text',
+    kind: 'text',
+    payload: 'text',
+    state: 'text',
+    run_at: 'timestamp',
+    attempts: 'integer',
+    max_attempts: 'integer',
+    locked_until: 'timestamp?',
+    locked_by: 'text?',
+    last_error: 'text?',
+    created_at: 'timestamp',
+    finished_at: 'timestamp?',
+  },
 } as const satisfies { [T in keyof Database]?: { [C in keyof Database[T]]-?: Kind } };
 
 export type ArchivedTable = keyof typeof COLUMNS;
@@ -259,6 +353,36 @@ export type ArchiveRow<T extends ArchivedTable> = {
   -readonly [C in keyof (typeof COLUMNS)[T]]: KindValue[(typeof COLUMNS)[T][C] & Kind];
 };
 export type ArchiveTables = { [T in ArchivedTable]: ArchiveRow<T>[] };
+
+/**
+ * Tables added after the first archives were written (issue 21): an archive without them still
+ * imports, and every user in it gets an Inbox.
+ */
+export const LATER_TABLES: ReadonlySet<ArchivedTable> = new Set([
+  'projects',
+  'project_members',
+  'task_assignees',
+  'comments',
+  'comment_mentions',
+  'activity',
+  'reminders',
+  'notifications',
+  'notification_settings',
+  'jobs',
+]);
+
+/** Columns added after the first archives were written, with the value an older archive's rows get. */
+const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
+  tasks: {
+    project_id: null,
+    comment_count: 0,
+    due_time: null,
+    due_time_zone: null,
+    recurrence: null,
+    recurrence_from: 'due',
+  },
+  users: { time_zone: null },
+};
 
 /** Tables whose `id` is generated (an identity column on PostgreSQL); ai_credentials is keyed by its user. */
 export const ID_TABLES = TABLES.filter((table) => 'id' in COLUMNS[table]);
@@ -288,8 +412,20 @@ const rowsSchemas = Object.fromEntries(
 ) as unknown as { [T in ArchivedTable]: z.ZodType<ArchiveRow<T>[]> };
 
 /** A table's member, checked column by column; a malformed one is a TransferError naming the row and column. */
-export const parseRows = <T extends ArchivedTable>(table: T, content: Buffer): ArchiveRow<T>[] =>
-  parseMember(tableMember(table), content, rowsSchemas[table]);
+export const parseRows = <T extends ArchivedTable>(table: T, content: Buffer): ArchiveRow<T>[] => {
+  const later = LATER_COLUMNS[table];
+  const schema = rowsSchemas[table];
+  return parseMember(
+    tableMember(table),
+    content,
+    later
+      ? z.preprocess(
+          (rows) => (Array.isArray(rows) ? rows.map((row) => ({ ...later, ...row })) : rows),
+          schema,
+        )
+      : schema,
+  );
+};
 
 const manifestSchema = z.object({
   format: z.literal(ARCHIVE_FORMAT),

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { type Kysely, sql } from 'kysely';
 import tar from 'tar-stream';
+import { DEFAULT_PROJECT_COLOR, INBOX_NAME } from '../../common/projects';
 import { AI_KEY_BYTES, type SecretBox, secretBoxWithKey } from '../agents/crypto';
 import type { Db } from '../db';
 import type { Database } from '../db/schema';
@@ -16,6 +17,7 @@ import {
   FILE_MEMBER,
   type FileProgress,
   ID_TABLES,
+  LATER_TABLES,
   MANIFEST_MEMBER,
   parseManifest,
   parseRows,
@@ -201,13 +203,17 @@ function verify({ digests, buffers }: ArchiveMembers, stored: Map<number, Stored
     if (!digests.has(name))
       throw new TransferError(`${name} is listed in the manifest but missing from the archive`);
   }
-  for (const name of [...TABLES.map(tableMember), AI_KEY_MEMBER]) {
+  const required = TABLES.filter((table) => !LATER_TABLES.has(table));
+  for (const name of [...required.map(tableMember), AI_KEY_MEMBER]) {
     if (!buffers.has(name))
       throw new TransferError(`the archive has no ${name}: it is not a complete Tasklane export`);
   }
 
   const tables = Object.fromEntries(
-    TABLES.map((table) => [table, parseRows(table, buffers.get(tableMember(table))!)]),
+    TABLES.map((table) => {
+      const content = buffers.get(tableMember(table));
+      return [table, content ? parseRows(table, content) : []];
+    }),
   ) as ArchiveTables;
   for (const row of tables.files) {
     const bytes = stored.get(row.id);
@@ -223,7 +229,44 @@ function verify({ digests, buffers }: ArchiveMembers, stored: Map<number, Stored
   for (const id of stored.keys()) {
     if (!rowIds.has(id)) throw new TransferError(`the archive holds bytes for file ${id}, which has no row`);
   }
-  return tables;
+  return withInboxes(tables);
+}
+
+/**
+ * An archive from before projects: each of its users gets the Inbox every user has (made at their
+ * account's creation), and each task goes into its creator's. In a later archive every task names
+ * its project.
+ */
+function withInboxes(tables: ArchiveTables): ArchiveTables {
+  if (tables.projects.length > 0) {
+    const task = tables.tasks.find((row) => row.project_id === null);
+    if (task) throw new TransferError(`task ${task.id} in the archive names no project`);
+    return tables;
+  }
+  const inboxes = new Map(tables.users.map((user, index) => [user.id, index + 1]));
+  return {
+    ...tables,
+    projects: tables.users.map((user) => ({
+      id: inboxes.get(user.id)!,
+      name: INBOX_NAME,
+      color: DEFAULT_PROJECT_COLOR,
+      owner_id: user.id,
+      is_inbox: true,
+      archived: false,
+      created_at: user.created_at,
+      updated_at: user.created_at,
+    })),
+    project_members: tables.users.map((user) => ({
+      project_id: inboxes.get(user.id)!,
+      user_id: user.id,
+      role: 'owner',
+      added_at: user.created_at,
+    })),
+    tasks: tables.tasks.map((row) => ({
+      ...row,
+      project_id: row.project_id ?? inboxes.get(row.user_id) ?? null,
+    })),
+  };
 }
 
 /** Opens each user's API key with the source's key from the archive and seals it with the target's own. */
@@ -262,12 +305,13 @@ async function insert(db: Db, tables: ArchiveTables): Promise<void> {
     }
     // SQLite's AUTOINCREMENT already continues after the largest id inserted (sqlite_sequence);
     // a PostgreSQL identity column would hand out 1, 2, ... again.
-    if (db.dialect !== 'postgres') return;
-    for (const table of ID_TABLES) {
-      const ids = (tables[table] as Array<{ id: number }>).map((row) => row.id);
-      if (ids.length === 0) continue;
-      const max = ids.reduce((a, b) => Math.max(a, b));
-      await sql`select setval(pg_get_serial_sequence(${table}, 'id'), ${max})`.execute(trx);
+    if (db.dialect === 'postgres') {
+      for (const table of ID_TABLES) {
+        const ids = (tables[table] as Array<{ id: number }>).map((row) => row.id);
+        if (ids.length === 0) continue;
+        const max = ids.reduce((a, b) => Math.max(a, b));
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), ${max})`.execute(trx);
+      }
     }
   });
 }

@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import pino from 'pino';
 import tar from 'tar-stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccess } from '../access';
 import { createSecretBox, loadAiKey } from '../agents/crypto';
 import { createAgentRepository } from '../agents/repository';
 import { createRunRepository } from '../agents/runs';
@@ -29,6 +30,8 @@ import { importArchive } from './import';
 /** What an archive must carry; named here, not taken from archive.ts, so the test checks that list too. */
 const MOVED_TABLES = [
   'users',
+  'projects',
+  'project_members',
   'two_factor_recovery_codes',
   'api_tokens',
   'passkeys',
@@ -36,11 +39,19 @@ const MOVED_TABLES = [
   'access_requests',
   'agents',
   'tasks',
+  'task_assignees',
+  'comments',
+  'comment_mentions',
+  'activity',
   'checklist_items',
   'calendar_feeds',
   'files',
   'ai_credentials',
   'audit_log',
+  'reminders',
+  'notifications',
+  'notification_settings',
+  'jobs',
 ] as const;
 type MovedTable = (typeof MOVED_TABLES)[number];
 
@@ -115,6 +126,43 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
     ])
     .execute();
   // A calendar feed moves with its owner: the address keeps working on the new instance.
+  // Each user's Inbox, and a shared project (archived, ids with gaps) with members of two roles.
+  await k
+    .insertInto('projects')
+    .values([
+      ...[1, 2, 4].map((owner, index) => ({
+        id: index * 2 + 1,
+        name: 'Inbox',
+        color: 'grey',
+        owner_id: owner,
+        is_inbox: true,
+        archived: false,
+        created_at: at(index),
+        updated_at: at(index),
+      })),
+      {
+        id: 9,
+        name: 'Shared “plans”',
+        color: 'teal',
+        owner_id: 2,
+        is_inbox: false,
+        archived: true,
+        created_at: at(10),
+        updated_at: at(11),
+      },
+    ])
+    .execute();
+  await k
+    .insertInto('project_members')
+    .values([
+      { project_id: 1, user_id: 1, role: 'owner', added_at: at(0) },
+      { project_id: 3, user_id: 2, role: 'owner', added_at: at(1) },
+      { project_id: 5, user_id: 4, role: 'owner', added_at: at(2) },
+      { project_id: 9, user_id: 2, role: 'owner', added_at: at(10) },
+      { project_id: 9, user_id: 4, role: 'viewer', added_at: at(12) },
+      { project_id: 9, user_id: 1, role: 'admin', added_at: at(13) },
+    ])
+    .execute();
   await k
     .insertInto('calendar_feeds')
     .values({ user_id: 2, secret_hash: 'f'.repeat(64), created_at: at(2) })
@@ -150,6 +198,7 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       {
         ...task,
         id: 3,
+        project_id: 3,
         user_id: 2,
         title: 'Write the report',
         description: 'Quarterly',
@@ -165,6 +214,7 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       {
         ...task,
         id: 4,
+        project_id: 9,
         user_id: 2,
         title: 'Done and archived',
         completed: true,
@@ -177,6 +227,7 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       {
         ...task,
         id: 9,
+        project_id: 5,
         user_id: 4,
         title: 'Bob’s task',
         position: 0,
@@ -186,12 +237,89 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
       {
         ...task,
         id: 10,
+        project_id: 5,
         user_id: 4,
         title: 'Bob’s other task',
         position: 1,
         created_at: at(16),
         updated_at: at(16),
       },
+    ])
+    .execute();
+  // Task 4 is in the shared project: assigned to two members, commented on (a mention, and a
+  // comment whose author was deleted), with its activity.
+  await k
+    .insertInto('task_assignees')
+    .values([
+      { task_id: 4, user_id: 4, assigned_at: at(14) },
+      { task_id: 4, user_id: 1, assigned_at: at(15) },
+    ])
+    .execute();
+  await k
+    .insertInto('comments')
+    .values([
+      { id: 2, task_id: 4, author_id: 2, body: 'Over to you, @bob', created_at: at(15), edited_at: at(16) },
+      { id: 5, task_id: 4, author_id: null, body: 'From someone gone', created_at: at(16), edited_at: null },
+    ])
+    .execute();
+  await k.insertInto('comment_mentions').values({ comment_id: 2, user_id: 4 }).execute();
+  // Issue 22: a reminder with its pending job, a notification, someone's channels.
+  await k
+    .insertInto('reminders')
+    .values({
+      id: 6,
+      task_id: 4,
+      at: at(40),
+      relative_minutes: null,
+      fired_at: null,
+      created_by: 2,
+      created_at: at(16),
+    })
+    .execute();
+  await k
+    .insertInto('jobs')
+    .values({
+      id: 9,
+      key: `remind:6:${at(40)}`,
+      kind: 'remind',
+      payload: JSON.stringify({ reminderId: 6, occurrence: at(40) }),
+      state: 'pending',
+      run_at: at(40),
+      attempts: 0,
+      max_attempts: 5,
+      locked_until: null,
+      locked_by: null,
+      last_error: null,
+      created_at: at(16),
+      finished_at: null,
+    })
+    .execute();
+  await k
+    .insertInto('notifications')
+    .values({
+      id: 11,
+      user_id: 4,
+      kind: 'mentioned',
+      task_id: 4,
+      project_id: null,
+      actor_id: 2,
+      title: 'Alice mentioned you',
+      body: 'Over to you, @bob',
+      data: null,
+      created_at: at(15),
+      read_at: at(17),
+    })
+    .execute();
+  await k
+    .insertInto('notification_settings')
+    .values({ user_id: 4, settings: '{"email":{"digest":true}}', email_digest: true, updated_at: at(18) })
+    .execute();
+  await k.updateTable('tasks').set({ comment_count: 2 }).where('id', '=', 4).execute();
+  await k
+    .insertInto('activity')
+    .values([
+      { id: 3, task_id: 4, actor_id: 2, kind: 'created', data: '{}', at: at(12) },
+      { id: 8, task_id: 4, actor_id: 2, kind: 'assigned', data: '{"userIds":[4,1]}', at: at(14) },
     ])
     .execute();
   await k
@@ -423,11 +551,19 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
 async function dump(db: Db): Promise<Record<MovedTable, Record<string, unknown>[]>> {
   const tables = {} as Record<MovedTable, Record<string, unknown>[]>;
   for (const table of MOVED_TABLES) {
-    const rows = await db.kysely
-      .selectFrom(table)
-      .selectAll()
-      .orderBy(table === 'ai_credentials' || table === 'calendar_feeds' ? 'user_id' : 'id')
-      .execute();
+    const order =
+      table === 'project_members'
+        ? ['project_id', 'user_id']
+        : table === 'task_assignees'
+          ? ['task_id', 'user_id']
+          : table === 'comment_mentions'
+            ? ['comment_id', 'user_id']
+            : table === 'ai_credentials' || table === 'calendar_feeds' || table === 'notification_settings'
+              ? ['user_id']
+              : ['id'];
+    let query = db.kysely.selectFrom(table).selectAll();
+    for (const column of order) query = query.orderBy(column as never);
+    const rows = await query.execute();
     tables[table] = rows.map((row) =>
       Object.fromEntries(
         Object.entries(row).map(([column, value]) => [
@@ -459,7 +595,8 @@ async function readAll(source: Readable | null): Promise<Buffer> {
 /** Rewrites an uncompressed archive member by member, with a manifest whose checksums match the edit. */
 async function repack(
   archive: string,
-  edit: (name: string, content: Buffer) => Buffer,
+  /** The member's new content; null leaves it out. */
+  edit: (name: string, content: Buffer) => Buffer | null,
   output: string,
 ): Promise<void> {
   const members: Array<{ name: string; content: Buffer }> = [];
@@ -474,7 +611,8 @@ async function repack(
   ) as Manifest;
   const edited = members
     .filter((m) => m.name !== MANIFEST_MEMBER)
-    .map(({ name, content }) => ({ name, content: edit(name, content) }));
+    .map(({ name, content }) => ({ name, content: edit(name, content) }))
+    .filter((m): m is { name: string; content: Buffer } => m.content !== null);
   manifest.members = edited.map(({ name, content }) => ({
     name,
     size: content.length,
@@ -599,6 +737,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     const tasks = createTaskRepository(target.db.kysely, target.db.dialect);
     const created = await tasks.insertAtTop({
       user_id: 2,
+      project_id: 3,
       title: 'After the move',
       completed: false,
       archived: false,
@@ -655,6 +794,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
         AI_ALLOW_PRIVATE_BASE_URLS: 'true',
       });
       const agents = createAgentService({
+        access: createAccess(target.db.kysely),
         agents: createAgentRepository(target.db.kysely),
         runs: createRunRepository(target.db.kysely),
         secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
@@ -669,7 +809,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
         model: 'alice-model',
         keyHint: ALICE_API_KEY.slice(-4),
       });
-      const run = await agents.prepareRun(2, 3, null);
+      const { run } = await agents.prepareRun(2, 3, null);
       expect((await run()).result).toBe('Here is the draft.');
       expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${ALICE_API_KEY}`);
       expect(fake.requests.at(-1)?.body.model).toBe('alice-model');
@@ -754,6 +894,60 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     await expectTargetEmpty();
   });
 
+  it('imports an archive from before projects, each user getting an Inbox with their tasks', async () => {
+    await seed(sourceInstance);
+    const archive = path.join(work, 'backup.tar');
+    await exportSource(archive);
+    const older = path.join(work, 'older.tar');
+    const laterTables =
+      /^tables\/(projects|project_members|task_assignees|comments|comment_mentions|activity)\.json$/;
+    await repack(
+      archive,
+      (name, content) => {
+        if (laterTables.test(name)) return null;
+        if (name !== 'tables/tasks.json') return content;
+        const rows = JSON.parse(content.toString()) as Array<Record<string, unknown>>;
+        return Buffer.from(
+          JSON.stringify(rows.map(({ project_id: _project, comment_count: _comments, ...row }) => row)),
+        );
+      },
+      older,
+    );
+
+    await importIntoTarget(older);
+    const projects = await target.db.kysely
+      .selectFrom('projects')
+      .innerJoin('project_members', 'project_members.project_id', 'projects.id')
+      .select([
+        'projects.owner_id',
+        'projects.name',
+        'projects.is_inbox',
+        'project_members.user_id',
+        'project_members.role',
+      ])
+      .orderBy('projects.owner_id')
+      .execute();
+    expect(
+      projects.map((row) => [row.owner_id, row.name, Boolean(row.is_inbox), row.user_id, row.role]),
+    ).toEqual([
+      [1, 'Inbox', true, 1, 'owner'],
+      [2, 'Inbox', true, 2, 'owner'],
+      [4, 'Inbox', true, 4, 'owner'],
+    ]);
+    const inTheirInbox = await target.db.kysely
+      .selectFrom('tasks')
+      .innerJoin('projects', 'projects.id', 'tasks.project_id')
+      .select(['tasks.id', 'tasks.user_id', 'projects.owner_id', 'projects.is_inbox'])
+      .orderBy('tasks.id')
+      .execute();
+    expect(inTheirInbox.map((row) => [row.id, row.user_id === row.owner_id, Boolean(row.is_inbox)])).toEqual([
+      [3, true, true],
+      [4, true, true],
+      [9, true, true],
+      [10, true, true],
+    ]);
+  });
+
   it('refuses what is not an archive', async () => {
     const notAnArchive = path.join(work, 'notes.txt');
     await fs.writeFile(
@@ -825,12 +1019,13 @@ describe.each(testDialects)('npm run cli into %s', (dialect) => {
       const archive = path.join(work, 'backup.tar.gz');
 
       const exported = await cli(['export', archive], { DATA_DIR: sourceDir });
-      expect(exported.stderr).toBe('');
+      // Nothing but the progress lines a slow (busy) machine gets, at most one a second.
+      expect(exported.stderr).toMatch(/^(exporting files: .*\n)*$/);
       expect(exported.code).toBe(0);
       expect(exported.stdout).toMatch(/^exported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
 
       const imported = await cli(['import', archive], targetEnv);
-      expect(imported.stderr).toBe('');
+      expect(imported.stderr).toMatch(/^(importing files: .*\n)*$/);
       expect(imported.code).toBe(0);
       expect(imported.stdout).toMatch(/^imported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
 

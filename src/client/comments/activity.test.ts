@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import type { ActivityEntry } from '../../common/activity';
+import { activitySentence, nameList } from './activity';
+
+const entry = (kind: ActivityEntry['kind'], data: Record<string, unknown> = {}): ActivityEntry => ({
+  id: 1,
+  actorId: 2,
+  actorName: 'Ana',
+  kind,
+  data,
+  at: '2026-11-26T10:00:00.000Z',
+});
+
+describe('activity sentences', () => {
+  it('says each kind in a few words, with the names and values it carries', () => {
+    expect(activitySentence(entry('renamed', { from: 'x', to: 'y' }))).toBe(
+      'Ana renamed this from "x" to "y"',
+    );
+    expect(activitySentence(entry('moved', { toProjectName: 'Website' }))).toBe('Ana moved this to Website');
+    expect(activitySentence(entry('moved', { toProjectName: 'Website', droppedAssignees: ['Ben'] }))).toBe(
+      'Ana moved this to Website; Ben no longer assigned',
+    );
+    expect(activitySentence(entry('assigned', { userIds: [3], names: ['Ben'] }))).toBe('Ana assigned Ben');
+    expect(activitySentence(entry('unassigned', { names: ['Ben', 'Cy'] }))).toBe('Ana unassigned Ben and Cy');
+    expect(activitySentence(entry('commented', { commentId: 4 }))).toBe('Ana commented');
+    expect(activitySentence(entry('completed'))).toBe('Ana completed this');
+    expect(activitySentence(entry('completed', { next: '2026-12-07' }))).toBe(
+      'Ana completed (next: Mon 7 Dec)',
+    );
+    expect(activitySentence(entry('due_changed', { from: null, to: null }))).toBe('Ana removed the due date');
+    expect(activitySentence(entry('file_added', { fileName: 'plan.pdf' }))).toBe(
+      'Ana added the file "plan.pdf"',
+    );
+    expect(activitySentence(entry('checklist_changed', { action: 'added', title: 'Call' }))).toBe(
+      'Ana added the checklist item "Call"',
+    );
+    expect(activitySentence({ ...entry('created'), actorName: 'Deleted user' })).toBe(
+      'Deleted user created this',
+    );
+  });
+
+  it('lists names as a sentence does', () => {
+    expect(nameList(['Ana'])).toBe('Ana');
+    expect(nameList(['Ana', 'Ben', 'Cy'])).toBe('Ana, Ben and Cy');
+  });
+});

@@ -1,0 +1,85 @@
+import type { ActivityEntry } from '../../common/activity';
+import { completedNextText } from '../../common/recurrence';
+import { formatDueDate } from '../tasks/dates';
+
+/** What `data` holds by kind is documented in src/common/activity.ts; read defensively all the same. */
+const text = (data: Record<string, unknown>, key: string): string | undefined => {
+  const value = data[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+const texts = (data: Record<string, unknown>, key: string): string[] => {
+  const value = data[key];
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+};
+
+/** When a comment was written or something happened, in the reader's locale. */
+export const formatMoment = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** 'Ana', 'Ana and Ben', 'Ana, Ben and Cy'. */
+export function nameList(names: string[]): string {
+  if (names.length <= 1) return names[0] ?? 'someone';
+  return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}
+
+const quoted = (value: string | undefined) => (value === undefined ? '' : ` "${value}"`);
+
+const CHECKLIST_VERBS: Record<string, string> = {
+  added: 'added the checklist item',
+  removed: 'removed the checklist item',
+  deleted: 'removed the checklist item',
+  renamed: 'renamed the checklist item',
+  ticked: 'ticked',
+  done: 'ticked',
+  checked: 'ticked',
+  unticked: 'unticked',
+  undone: 'unticked',
+  unchecked: 'unticked',
+  reordered: 'reordered the checklist',
+};
+
+/** One entry of a task's Activity as a short sentence: 'Ana renamed this from "x" to "y"'. */
+export function activitySentence({ actorName: who, kind, data }: ActivityEntry): string {
+  switch (kind) {
+    case 'created':
+      return `${who} created this`;
+    case 'renamed':
+      return `${who} renamed this from${quoted(text(data, 'from'))} to${quoted(text(data, 'to'))}`;
+    case 'description_changed':
+      return `${who} changed the description`;
+    case 'due_changed': {
+      const to = text(data, 'to');
+      if (!to) return `${who} removed the due date`;
+      return `${who} ${text(data, 'from') ? 'changed the due date to' : 'set the due date to'} ${formatDueDate(to.slice(0, 10))}`;
+    }
+    case 'completed': {
+      // Issue 22: a recurring task's occurrence: 'Ana completed (next: Mon 7 Dec)'.
+      const next = text(data, 'next');
+      return next ? `${who} ${completedNextText(next.slice(0, 10))}` : `${who} completed this`;
+    }
+    case 'restored':
+      return `${who} restored this`;
+    case 'moved': {
+      const dropped = texts(data, 'droppedAssignees');
+      const moved = `${who} moved this to ${text(data, 'toProjectName') ?? 'another project'}`;
+      return dropped.length > 0 ? `${moved}; ${nameList(dropped)} no longer assigned` : moved;
+    }
+    case 'assigned':
+      return `${who} assigned ${nameList(texts(data, 'names'))}`;
+    case 'unassigned':
+      return `${who} unassigned ${nameList(texts(data, 'names'))}`;
+    case 'commented':
+      return `${who} commented`;
+    case 'file_added':
+      return `${who} added the file${quoted(text(data, 'fileName'))}`;
+    case 'file_removed':
+      return `${who} removed the file${quoted(text(data, 'fileName'))}`;
+    case 'checklist_changed': {
+      const action = text(data, 'action');
+      const verb = (action && CHECKLIST_VERBS[action]) ?? 'changed the checklist item';
+      return `${who} ${verb}${verb.endsWith('checklist') ? '' : quoted(text(data, 'title'))}`;
+    }
+    case 'proposal_applied':
+      return `${who} applied an AI proposal`;
+  }
+}

@@ -1,0 +1,36 @@
+import { DragDropContext, type DropResult } from '@hello-pangea/dnd';
+import { type ReactNode, useCallback } from 'react';
+import { useProjects } from '../projects/api';
+import { projectName } from '../projects/names';
+import { dropInList, startDragTracking, stopDragTracking } from './drag';
+import { activeList } from './list-state';
+import { useMoveTask } from './move-to-project';
+
+/**
+ * The drag-and-drop context of the signed-in screens, around the list and the sidebar, so a card
+ * can be dropped on a project in the sidebar (issue 21; the project under the pointer, ./drag). A
+ * drop anywhere else is the list's to handle (a reorder).
+ */
+export function TaskDragContext({ children }: { children: ReactNode }) {
+  const move = useMoveTask();
+  const { data: projects } = useProjects();
+  const onDragEnd = useCallback(
+    (result: DropResult) => {
+      const projectId = stopDragTracking();
+      const project = projects?.find((candidate) => candidate.id === projectId);
+      if (project) void move(Number(result.draggableId), { id: project.id, name: projectName(project) });
+      else dropInList(result);
+      activeList()?.thaw();
+    },
+    [projects, move],
+  );
+  return (
+    <DragDropContext
+      onBeforeCapture={() => activeList()?.freeze()}
+      onDragStart={startDragTracking}
+      onDragEnd={onDragEnd}
+    >
+      {children}
+    </DragDropContext>
+  );
+}

@@ -1,0 +1,66 @@
+import type { DropResult } from '@hello-pangea/dnd';
+import { useSyncExternalStore } from 'react';
+
+/**
+ * A task card dragged onto a project in the sidebar moves it there (issue 21). The target is the
+ * project under the pointer, not a droppable of the drag library: the library picks the droppable
+ * nearest the lifted card's centre, and a card as wide as the list has its centre far from the
+ * pointer, over no sidebar project or the wrong one. Sidebar items that take drops carry
+ * DROP_PROJECT_ATTRIBUTE with their project's id.
+ */
+export const DROP_PROJECT_ATTRIBUTE = 'data-drop-project';
+
+let target: number | null = null;
+const listeners = new Set<() => void>();
+function setTarget(next: number | null) {
+  if (next === target) return;
+  target = next;
+  for (const listener of listeners) listener();
+}
+
+const onPointerMove = (event: PointerEvent) => {
+  // Under the pointer there is the lifted card first: look through it.
+  const item = document
+    .elementsFromPoint(event.clientX, event.clientY)
+    .find((element) => element.hasAttribute(DROP_PROJECT_ATTRIBUTE));
+  setTarget(item ? Number(item.getAttribute(DROP_PROJECT_ATTRIBUTE)) : null);
+};
+
+/** From a drag's start: follows the pointer over the sidebar. */
+export function startDragTracking(): void {
+  setTarget(null);
+  window.addEventListener('pointermove', onPointerMove, { passive: true });
+}
+
+/** At a drag's end: stops following, and answers the project the card was dropped on, if any. */
+export function stopDragTracking(): number | null {
+  window.removeEventListener('pointermove', onPointerMove);
+  const dropped = target;
+  setTarget(null);
+  return dropped;
+}
+
+/** The project under a dragged card's pointer now (a drop would move the card there). */
+export const dropTarget = () => target;
+
+/** Whether project `id` is under the pointer of a dragged card (its sidebar item lights up). */
+export function useIsDropTarget(id: number | undefined): boolean {
+  return useSyncExternalStore(
+    (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    () => id !== undefined && target === id,
+  );
+}
+
+/** The shown list's own handling of a drop within it (a reorder): the list registers it while mounted. */
+type ListDrop = (result: DropResult) => void;
+let listDrop: ListDrop | null = null;
+export function registerListDrop(handler: ListDrop): () => void {
+  listDrop = handler;
+  return () => {
+    if (listDrop === handler) listDrop = null;
+  };
+}
+export const dropInList = (result: DropResult) => listDrop?.(result);

@@ -1,0 +1,41 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import type { Project } from '../../common/projects';
+import type { TaskSummary } from '../../common/tasks';
+import { errorMessage } from '../lib/api';
+import { PROJECT_COPY } from '../projects/copy';
+import { errorToast, successToast } from '../ui/toasts';
+import { cachedTask, invalidateTask, tasksKey, updateTask } from './api';
+
+/**
+ * Moves a task to another project (issue 21: `PATCH /api/tasks/{id} {projectId}`), from the
+ * palette's 'Move task to…' or a card dropped on a project in the sidebar. The task leaves every
+ * list at once (the drag library needs the list changed within its drop handler, or the card jumps
+ * back), comes back if the server refuses, and the lists and the projects' counts are fetched again
+ * either way. Resolves whether it moved; a refusal shows the server's message.
+ */
+export function useMoveTask() {
+  const queryClient = useQueryClient();
+  return useCallback(
+    async (taskId: number, project: Pick<Project, 'id' | 'name'>): Promise<boolean> => {
+      const title = cachedTask(queryClient, taskId)?.title;
+      const lists = queryClient.getQueriesData<TaskSummary[]>({ queryKey: tasksKey });
+      void queryClient.cancelQueries({ queryKey: tasksKey });
+      queryClient.setQueriesData<TaskSummary[]>({ queryKey: tasksKey }, (tasks) =>
+        tasks?.filter((task) => task.id !== taskId),
+      );
+      try {
+        await updateTask(taskId, { projectId: project.id });
+      } catch (error) {
+        for (const [key, tasks] of lists) queryClient.setQueryData(key, tasks);
+        errorToast(errorMessage(error, PROJECT_COPY.moveFailed));
+        return false;
+      } finally {
+        void invalidateTask(queryClient, taskId);
+      }
+      successToast([PROJECT_COPY.taskMoved, PROJECT_COPY.taskMovedTo(title ?? 'The task', project.name)]);
+      return true;
+    },
+    [queryClient],
+  );
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { TASKS_PATH } from './tasks';
+
+/** A task's activity (issue 21): what happened to it, newest first. Written with the change itself. */
+
+export const ACTIVITY_KINDS = [
+  'created',
+  'renamed',
+  'description_changed',
+  'due_changed',
+  'completed',
+  'restored',
+  'moved',
+  'assigned',
+  'unassigned',
+  'commented',
+  'file_added',
+  'file_removed',
+  'checklist_changed',
+  'proposal_applied',
+] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+export const taskActivityPath = (taskId: number) => `${TASKS_PATH}/${taskId}/activity`;
+
+/** Shown for an actor (or author) whose account was deleted. */
+export const DELETED_USER_NAME = 'Deleted user';
+
+export const activityEntrySchema = z.object({
+  id: z.number(),
+  actorId: z.number().nullable(),
+  /** The actor's first name, or 'Deleted user'. */
+  actorName: z.string(),
+  kind: z.enum(ACTIVITY_KINDS),
+  /**
+   * What changed, by kind: renamed {from, to}; due_changed {from, to}; moved {fromProjectId,
+   * toProjectId, toProjectName, droppedAssignees?: string[]}; assigned / unassigned {userIds,
+   * names}; commented {commentId}; file_added / file_removed {fileName}; checklist_changed
+   * {action, title}; proposal_applied {runId}; completed {} or, for an occurrence of a recurring
+   * task (issue 22), {next: 'YYYY-MM-DD', text: 'completed (next: Mon 7 Dec)'}; the others {}.
+   */
+  data: z.record(z.string(), z.unknown()),
+  at: z.string(),
+});
+export type ActivityEntry = z.infer<typeof activityEntrySchema>;

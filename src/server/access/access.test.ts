@@ -1,0 +1,395 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Task } from '../../common/tasks';
+import { nowIso } from '../db/values';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { testDialects } from '../testing/database';
+import { CALLERS, type Caller, shareProject, signUpTeam, type Team } from '../testing/team';
+import { ACCESS_MESSAGES } from '.';
+
+/**
+ * Issue 21's role table, route by route: every route that reaches into a project (a task, its
+ * checklist, files, comments, activity, AI runs and proposals, a project's list, an import into
+ * it) is called by the project's owner, an admin, an editor, a commenter, a viewer and a
+ * non-member, each on a fresh project. The first test fails when a route is registered that this
+ * table does not name, so a new route cannot skip the access module untested.
+ */
+
+/** 'ok': the access module let it through (the feature may still refuse the input); else the status. */
+type Outcome = 'ok' | 403 | 404;
+
+const readers: Record<Caller, Outcome> = {
+  owner: 'ok',
+  admin: 'ok',
+  editor: 'ok',
+  commenter: 'ok',
+  viewer: 'ok',
+  'non-member': 404,
+};
+const commenters: Record<Caller, Outcome> = { ...readers, viewer: 403 };
+const editors: Record<Caller, Outcome> = { ...commenters, commenter: 403 };
+const admins: Record<Caller, Outcome> = { ...editors, editor: 403 };
+
+/** What each test's project holds: a task with a checklist item, a file, a comment and an AI proposal. */
+interface Fixture {
+  projectId: number;
+  task: Task;
+  itemId: number;
+  fileId: number;
+  proposalId: number;
+  commentId: number;
+}
+
+type Response = { statusCode: number; body: string; json(): unknown };
+
+interface Route {
+  /** `METHOD /path` as the app registers it. */
+  route: string;
+  /** What is tried, when a route is tried more than one way. */
+  variant?: string;
+  call: (caller: TestUser, fixture: Fixture) => Promise<Response>;
+  expected: Record<Caller, Outcome>;
+}
+
+const BOUNDARY = '----tasklane-matrix-boundary';
+const multipart = (name: string, filename: string, type: string, content: string) => ({
+  headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+  payload: Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\n` +
+      `Content-Type: ${type}\r\n\r\n${content}\r\n--${BOUNDARY}--\r\n`,
+  ),
+});
+
+describe.each(testDialects)('the role table, route by route, on %s', (dialect) => {
+  let t: TestApp;
+  let people: Team;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    people = await signUpTeam(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const send = (caller: TestUser, method: string, url: string, body?: unknown) =>
+    caller.request(method, url, body);
+  const sendRaw = (caller: TestUser, method: string, url: string, raw: ReturnType<typeof multipart>) =>
+    t.app.inject({
+      method: method as 'POST',
+      url,
+      headers: { ...caller.headers, ...raw.headers },
+      payload: raw.payload,
+    });
+  const ok = async <T>(response: Promise<Response>, status = 200): Promise<T> => {
+    const answer = await response;
+    expect(answer.statusCode, JSON.stringify(answer.json())).toBe(status);
+    return answer.json() as T;
+  };
+
+  /** A project with one member of each role, and a task in it with something of everything. */
+  async function fixture(): Promise<Fixture> {
+    const { owner } = people;
+    const projectId = await shareProject(people);
+    const task = await ok<Task>(send(owner, 'POST', '/api/tasks', { title: 'Shared work', projectId }), 201);
+    const item = await ok<{ id: number }>(
+      send(owner, 'POST', `/api/tasks/${task.id}/checklist`, { title: 'Step' }),
+      201,
+    );
+    const file = await ok<{ id: number }>(
+      sendRaw(
+        owner,
+        'POST',
+        `/api/tasks/${task.id}/files`,
+        multipart('files', 'a.txt', 'text/plain', 'hello'),
+      ),
+      201,
+    ).then((files) => (Array.isArray(files) ? files[0] : files));
+    const comment = await ok<{ id: number }>(
+      send(owner, 'POST', `/api/tasks/${task.id}/comments`, { body: 'First' }),
+      201,
+    );
+    // An AI run that proposed a rename, as a run writes it.
+    const db = t.ctx.db.kysely;
+    const run = await db
+      .insertInto('ai_runs')
+      .values({
+        user_id: owner.user.id,
+        task_id: task.id,
+        agent_id: null,
+        agent_title: null,
+        model: 'test-model',
+        started_at: nowIso(),
+        duration_ms: 1,
+        input_tokens: 1,
+        output_tokens: 1,
+        status: 'succeeded',
+        error: null,
+        notes: '',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const proposal = await db
+      .insertInto('ai_proposals')
+      .values({
+        run_id: run.id,
+        user_id: owner.user.id,
+        task_id: task.id,
+        tool: 'rename_task',
+        arguments: JSON.stringify({ title: 'Renamed by AI' }),
+        status: 'pending',
+        error: null,
+        created_at: nowIso(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return {
+      projectId,
+      task,
+      itemId: item.id,
+      fileId: file!.id,
+      proposalId: proposal.id,
+      commentId: comment.id,
+    };
+  }
+
+  const ROUTES: Route[] = [
+    {
+      route: 'GET /api/tasks',
+      variant: '?projectId',
+      call: (c, f) => send(c, 'GET', `/api/tasks?projectId=${f.projectId}`),
+      expected: readers,
+    },
+    {
+      route: 'GET /api/tasks/archived',
+      variant: '?projectId',
+      call: (c, f) => send(c, 'GET', `/api/tasks/archived?projectId=${f.projectId}`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/tasks',
+      variant: '{projectId}',
+      call: (c, f) => send(c, 'POST', '/api/tasks', { title: 'New', projectId: f.projectId }),
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks/:id',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}`),
+      expected: readers,
+    },
+    {
+      route: 'PATCH /api/tasks/:id',
+      call: (c, f) => send(c, 'PATCH', `/api/tasks/${f.task.id}`, { title: 'Edited' }),
+      expected: editors,
+    },
+    {
+      route: 'PATCH /api/tasks/:id',
+      variant: '{assigneeIds}',
+      call: (c, f) => send(c, 'PATCH', `/api/tasks/${f.task.id}`, { assigneeIds: [people.viewer.user.id] }),
+      expected: editors,
+    },
+    {
+      route: 'DELETE /api/tasks/:id',
+      call: (c, f) => send(c, 'DELETE', `/api/tasks/${f.task.id}`),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks/reorder',
+      call: (c, f) => send(c, 'POST', '/api/tasks/reorder', { taskIds: [f.task.id] }),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks/:id/move',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/move`, { afterId: null }),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks/:id/complete',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/complete`, {}),
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks/:id/checklist',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/checklist`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/tasks/:id/checklist',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/checklist`, { title: 'More' }),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks/:id/checklist/reorder',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/checklist/reorder`, { itemIds: [f.itemId] }),
+      expected: editors,
+    },
+    {
+      route: 'PATCH /api/checklist/:id',
+      variant: 'tick',
+      call: (c, f) => send(c, 'PATCH', `/api/checklist/${f.itemId}`, { done: true }),
+      expected: commenters,
+    },
+    {
+      route: 'PATCH /api/checklist/:id',
+      variant: 'rename',
+      call: (c, f) => send(c, 'PATCH', `/api/checklist/${f.itemId}`, { title: 'Renamed' }),
+      expected: editors,
+    },
+    {
+      route: 'DELETE /api/checklist/:id',
+      call: (c, f) => send(c, 'DELETE', `/api/checklist/${f.itemId}`),
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks/:taskId/files',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/files`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/tasks/:taskId/files',
+      call: (c, f) =>
+        sendRaw(c, 'POST', `/api/tasks/${f.task.id}/files`, multipart('files', 'b.txt', 'text/plain', 'bye')),
+      expected: editors,
+    },
+    {
+      route: 'GET /api/files/:id/download',
+      call: (c, f) => send(c, 'GET', `/api/files/${f.fileId}/download`),
+      expected: readers,
+    },
+    {
+      route: 'DELETE /api/files/:id',
+      call: (c, f) => send(c, 'DELETE', `/api/files/${f.fileId}`),
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks/:id/activity',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/activity`),
+      expected: readers,
+    },
+    {
+      route: 'GET /api/tasks/:id/comments',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/comments`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/tasks/:id/comments',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/comments`, { body: 'Me too' }),
+      expected: commenters,
+    },
+    {
+      // The author's own comment only; everyone else is refused (or does not see it).
+      route: 'PATCH /api/comments/:id',
+      call: (c, f) => send(c, 'PATCH', `/api/comments/${f.commentId}`, { body: 'Edited' }),
+      expected: { ...readers, admin: 403, editor: 403, commenter: 403, viewer: 403 },
+    },
+    {
+      // The author, or an admin of the project.
+      route: 'DELETE /api/comments/:id',
+      call: (c, f) => send(c, 'DELETE', `/api/comments/${f.commentId}`),
+      expected: admins,
+    },
+    {
+      route: 'GET /api/tasks/:id/reminders',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/reminders`),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks/:id/reminders',
+      call: (c, f) => send(c, 'POST', `/api/tasks/${f.task.id}/reminders`, { at: '2030-01-01T09:00:00Z' }),
+      expected: editors,
+    },
+    {
+      route: 'DELETE /api/reminders/:id',
+      call: async (c, f) => {
+        const reminder = await ok<{ id: number }>(
+          send(people.owner, 'POST', `/api/tasks/${f.task.id}/reminders`, { at: '2030-01-01T09:00:00Z' }),
+          201,
+        );
+        return send(c, 'DELETE', `/api/reminders/${reminder.id}`);
+      },
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks/:id/ai-runs',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/ai-runs`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/ai/execute',
+      call: (c, f) => send(c, 'POST', '/api/ai/execute', { taskId: f.task.id }),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/ai/proposals/:id/apply',
+      call: (c, f) => send(c, 'POST', `/api/ai/proposals/${f.proposalId}/apply`),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/ai/proposals/:id/dismiss',
+      call: (c, f) => send(c, 'POST', `/api/ai/proposals/${f.proposalId}/dismiss`),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/import',
+      variant: '?projectId',
+      call: (c, f) =>
+        sendRaw(
+          c,
+          'POST',
+          `/api/import?projectId=${f.projectId}`,
+          multipart('file', 'tasks.csv', 'text/csv', 'title\r\nImported\r\n'),
+        ),
+      expected: editors,
+    },
+  ];
+
+  /** Routes that reach into a project's content by an id in the path. */
+  const insideProjects = (url: string) =>
+    /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id)/.test(
+      url,
+    );
+  /** Routes outside any one id that still take a project (a list, a new task, an order, a run, an import). */
+  const TAKING_A_PROJECT = [
+    'GET /api/tasks',
+    'GET /api/tasks/archived',
+    'POST /api/tasks',
+    'POST /api/tasks/reorder',
+    'POST /api/ai/execute',
+    'POST /api/import',
+  ];
+
+  it('names every registered route that reaches into a project', () => {
+    const registered = t.routes
+      .filter((route) => route.method !== 'HEAD')
+      .map((route) => `${route.method} ${route.url}`)
+      .filter((name) => insideProjects(name.split(' ')[1]!) || TAKING_A_PROJECT.includes(name));
+    expect([...new Set(ROUTES.map((route) => route.route))].sort()).toEqual([...new Set(registered)].sort());
+  });
+
+  it.each(ROUTES)('$route $variant: each role and a non-member', async ({ call, expected }) => {
+    const got: Record<string, Outcome> = {};
+    for (const caller of CALLERS) {
+      const response = await call(people[caller], await fixture());
+      const status = response.statusCode;
+      got[caller] = status === 403 || status === 404 ? status : 'ok';
+      if (status === 403) {
+        const { message } = response.json() as { message: string };
+        expect(message.length, message).toBeGreaterThan(0);
+      }
+      if (status === 404 && expected[caller] === 404 && caller === 'non-member') {
+        // The words of something that does not exist: nothing says this one does.
+        expect(response.json()).toMatchObject({ message: expect.stringMatching(/ not found$/) });
+      }
+      expect(status, `${caller}: ${response.body}`).toBeLessThan(500);
+    }
+    expect(got).toEqual(expected);
+  });
+
+  it('403 names the role needed, and a non-member cannot tell a task from one that does not exist', async () => {
+    const f = await fixture();
+    const refused = await send(people.viewer, 'PATCH', `/api/tasks/${f.task.id}`, { title: 'No' });
+    expect(refused.json()).toEqual({ message: ACCESS_MESSAGES.editor });
+    const hidden = await send(people['non-member'], 'GET', `/api/tasks/${f.task.id}`);
+    const missing = await send(people['non-member'], 'GET', '/api/tasks/999999');
+    expect([hidden.statusCode, hidden.json()]).toEqual([missing.statusCode, missing.json()]);
+  });
+});
