@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PUSH_PATHS } from '../../common/push';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp } from '../testing/app';
 import { createTestClock } from '../testing/clock';
 import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
+import { startTestPushService, type TestPushService } from '../testing/push-service';
 import { startSmtpServer } from '../testing/smtp';
 
 type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
@@ -13,10 +15,12 @@ type Smtp = Awaited<ReturnType<typeof startSmtpServer>>;
  */
 describe.each(testDialects)('jobs across instances on %s', (dialect) => {
   let smtp: Smtp;
+  let push: TestPushService;
   let base: TestDatabase;
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
+    push = await startTestPushService();
     base = await createTestDatabase(dialect);
     // SQLite: one process holds the database's lock; each app below opens it in turn.
     if (dialect === 'sqlite') await base.db.close();
@@ -24,6 +28,7 @@ describe.each(testDialects)('jobs across instances on %s', (dialect) => {
   afterAll(async () => {
     await base?.destroy();
     await smtp?.close();
+    await push?.close();
   });
 
   it('a reminder that fell due while every instance was down fires once at the next start', async () => {
@@ -55,17 +60,26 @@ describe.each(testDialects)('jobs across instances on %s', (dialect) => {
   });
 
   it.runIf(dialect === 'postgres')(
-    'two instances polling at once: 50 reminders due within a minute are 50 e-mails, no more',
+    'two instances polling at once: 50 reminders due within a minute are 50 e-mails and 50 pushes, no more',
     async () => {
       const clock = createTestClock('2026-05-05T09:00:00Z');
       const env = { SMTP_URL: smtp.url, JOBS_POLL_INTERVAL_MS: '100' };
       const apps: TestApp[] = [];
       try {
         for (let i = 0; i < 2; i++) {
-          apps.push(await createTestApp(dialect, { clock, env, database: await reopenTestDatabase(base) }));
+          apps.push(
+            await createTestApp(dialect, {
+              clock,
+              env,
+              pushAgent: push.agent,
+              database: await reopenTestDatabase(base),
+            }),
+          );
         }
         const [a, b] = apps as [TestApp, TestApp];
         const ana = await a.signUp();
+        const phone = push.subscribe();
+        expect((await ana.request('POST', PUSH_PATHS.subscriptions, phone.json)).statusCode).toBe(201);
         for (let i = 0; i < 50; i++) {
           const task = (await ana.request('POST', '/api/tasks', { title: `Reminder ${i}` })).json<Task>();
           const at = new Date(Date.parse('2026-05-05T09:01:00Z') + i * 1000).toISOString();
@@ -87,11 +101,17 @@ describe.each(testDialects)('jobs across instances on %s', (dialect) => {
           b.ctx.jobs.runDue(),
         ]);
         await smtp.waitFor(50, 20_000);
+        await expect.poll(() => push.received.length, { timeout: 20_000 }).toBe(50);
         // Long enough for either poller to send anything twice.
         await new Promise((resolve) => setTimeout(resolve, 1500));
         const subjects = smtp.messages.map((mail) => mail.subject).sort();
         expect(subjects).toHaveLength(50);
         expect(new Set(subjects).size).toBe(50);
+        const pushed = push.received.map((received) => JSON.parse(received.payload).title as string);
+        expect(pushed).toHaveLength(50);
+        expect(new Set(pushed).size).toBe(50);
+        expect(push.received.every((received) => received.endpoint === phone.endpoint)).toBe(true);
+        expect(push.rejected).toEqual([]);
         const notifications = await a.ctx.db.kysely
           .selectFrom('notifications')
           .select('id')
@@ -105,12 +125,15 @@ describe.each(testDialects)('jobs across instances on %s', (dialect) => {
           .where('kind', 'in', ['remind', 'deliver'])
           .where('created_at', '>=', '2026-05-05T00:00:00.000Z')
           .execute();
-        expect(states.filter((job) => job.kind === 'deliver')).toHaveLength(50);
-        expect(states).toHaveLength(100);
+        // One remind job per reminder; one deliver job per reminder and channel (e-mail, push).
+        expect(states.filter((job) => job.kind === 'remind')).toHaveLength(50);
+        expect(states.filter((job) => job.kind === 'deliver')).toHaveLength(100);
+        expect(states).toHaveLength(150);
         expect(states.every((job) => job.state === 'done' && job.attempts === 1)).toBe(true);
       } finally {
         for (const app of apps) await app.close();
         smtp.messages.length = 0;
+        push.received.length = 0;
       }
     },
     60_000,
