@@ -404,7 +404,7 @@ export async function registerOpenApi(app: FastifyInstance, { appUrl }: { appUrl
     theme: {
       title: 'Tasklane API',
       css: [{ filename: 'contrast.css', content: CONTRAST_CSS }],
-      js: [{ filename: 'server-label.js', content: SERVER_LABEL_JS }],
+      js: [{ filename: 'accessibility.js', content: ACCESSIBILITY_JS }],
     },
     // No badge from validator.swagger.io: the page loads nothing from elsewhere.
     validatorUrl: false,
@@ -444,13 +444,18 @@ const CONTRAST_CSS = `
 `;
 
 /**
- * Swagger UI's server picker (the document's `servers`) is a select with no accessible name (axe:
- * select-name): this names it, whenever Swagger UI renders it. A file, so the CSP stands.
+ * Two of Swagger UI's own accessibility gaps, mended whenever it renders (a file, so the CSP stands):
+ * its server picker (the document's `servers`) is a select with no accessible name (axe: select-name),
+ * and a code example wider or taller than its box scrolls but cannot be reached by keyboard (axe:
+ * scrollable-region-focusable), so it joins the tab order.
  */
-const SERVER_LABEL_JS = `
+const ACCESSIBILITY_JS = `
 new MutationObserver(function () {
   var select = document.getElementById('servers');
   if (select && !select.hasAttribute('aria-label')) select.setAttribute('aria-label', 'Server');
+  document.querySelectorAll('.swagger-ui pre:not([tabindex])').forEach(function (pre) {
+    if (pre.scrollWidth > pre.clientWidth || pre.scrollHeight > pre.clientHeight) pre.tabIndex = 0;
+  });
 }).observe(document.getElementById('swagger-ui'), { childList: true, subtree: true });
 `;
 
