@@ -56,6 +56,12 @@ export async function startSmtpServer(): Promise<{
       });
     },
   });
+  // A client killed mid-session (kill -9, in the reminder tests) resets its connection; smtp-server
+  // reports that as an 'error' on the server, which would otherwise be thrown. A real server logs
+  // it and serves the next connection: so does this one.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') throw error;
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
