@@ -47,30 +47,26 @@ export function instantInZone(date: string, time: string, timeZone: string | nul
   return new Date(new TZDate(parts[0], parts[1] - 1, parts[2], h, min, 0, zone).getTime());
 }
 
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** The instant `now` as a wall calendar and clock in `timeZone` read it (UTC when unknown). */
+function wallClock(now: Date | number, timeZone: string | null): TZDate {
+  return new TZDate(
+    typeof now === 'number' ? now : now.getTime(),
+    timeZone && isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE,
+  );
+}
+
 /** YYYY-MM-DD of the instant `now` as a calendar in `timeZone` reads it. */
-export function dateInZone(now: Date, timeZone: string): string {
-  const zone = isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  return `${get('year')}-${get('month')}-${get('day')}`;
+export function dateInZone(now: Date | number, timeZone: string | null): string {
+  const wall = wallClock(now, timeZone);
+  return `${wall.getFullYear()}-${pad(wall.getMonth() + 1)}-${pad(wall.getDate())}`;
 }
 
 /** 'HH:MM' of the instant `now` in `timeZone`. */
-export function timeInZone(now: Date, timeZone: string): string {
-  const zone = isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone: zone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(now);
-  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
-  return `${get('hour')}:${get('minute')}`;
+export function timeInZone(now: Date | number, timeZone: string | null): string {
+  const wall = wallClock(now, timeZone);
+  return `${pad(wall.getHours())}:${pad(wall.getMinutes())}`;
 }
 
 /**

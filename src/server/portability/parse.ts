@@ -366,24 +366,8 @@ function shortDate(date: string, currentYear?: number): string {
 function noteDate(text: string, timeZone: string): string {
   const instant = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(instant)) return text;
-  const format = (zone: string) => {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    }).formatToParts(instant);
-    const part = (type: string) => parts.find((p) => p.type === type)?.value;
-    return `${part('year')}-${part('month')}-${part('day')}`;
-  };
-  let date: string;
-  try {
-    date = format(timeZone || 'UTC');
-  } catch {
-    // A time zone Intl does not know.
-    date = format('UTC');
-  }
-  return shortDate(date);
+  // A time zone Intl does not know reads as UTC.
+  return shortDate(dateInZone(instant, timeZone || 'UTC'));
 }
 
 /** A task of the file and the time zone its row names, for the dates of its notes. */
