@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DUE_TIME_PATTERN } from './due';
 import { idParam, idSchema } from './ids';
 import { normalizeRecurrence, RECURRENCE_FROM } from './recurrence';
+import { taskSectionIdSchema } from './sections';
 import { VALIDATION } from './spec';
 
 /** A task as the API returns it (spec §3), plus timestamps. */
@@ -37,6 +38,8 @@ export const taskSchema = z.object({
   recurrence: z.string().nullable(),
   /** Where a recurring task's next date counts from: its due date, or the day it was completed. */
   recurrenceFrom: z.enum(RECURRENCE_FROM),
+  /** The section of its project the task is in (issue 23); null: 'No section'. */
+  sectionId: z.number().nullable(),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -61,6 +64,7 @@ export const TASK_LIMITS = {
 export const TASK_MESSAGES = {
   dueDateInvalid: 'dueDate must be a real date written YYYY-MM-DD',
   moveAfterItself: 'afterId must name another task',
+  moveAfterInSection: 'afterId must name a task in that section',
   reorderEmpty: 'taskIds must list at least one task',
   agentNotFound: 'Agent not found',
   dueTimeInvalid: 'dueTime must be a time written HH:MM (00:00 to 23:59)',
@@ -187,6 +191,8 @@ export const createTaskBodySchema = z
     dueTime: dueTimeSchema.optional().transform((v) => v ?? null),
     recurrence: recurrenceSchema.optional().transform((v) => v ?? null),
     recurrenceFrom: recurrenceFromSchema.optional(),
+    /** A section of the task's project; without it, none. */
+    sectionId: taskSectionIdSchema.optional().transform((v) => v ?? null),
   })
   // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
   // those to the output side of a schema that transforms.
@@ -222,6 +228,8 @@ export const updateTaskBodySchema = z.strictObject({
   dueTime: dueTimeSchema.optional(),
   recurrence: recurrenceSchema.optional(),
   recurrenceFrom: recurrenceFromSchema.optional(),
+  /** A section of the task's project (after a move, of the new one), or null for none. */
+  sectionId: taskSectionIdSchema.optional(),
 });
 export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
 export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
@@ -246,6 +254,11 @@ export type ReorderBody = z.infer<typeof reorderBodySchema>;
  */
 export const moveTaskBodySchema = z.strictObject({
   afterId: idSchema('afterId').nullable(),
+  /**
+   * Issue 23: the section to move into (null: 'No section'); `afterId` is then a task of that
+   * section, or null for its top. Without it, the task takes `afterId`'s section (or keeps its own).
+   */
+  sectionId: taskSectionIdSchema.optional(),
 });
 export type MoveTaskBody = z.infer<typeof moveTaskBodySchema>;
 export const taskMovePath = (id: number) => `${TASKS_PATH}/${id}/move`;

@@ -69,6 +69,8 @@ import { pushRoutes } from './push/routes';
 import { createPushService, type PushService } from './push/service';
 import { reminderRoutes } from './reminders/routes';
 import { createReminderService } from './reminders/service';
+import { sectionRoutes } from './sections/routes';
+import { createSectionService } from './sections/service';
 import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
@@ -236,6 +238,7 @@ export async function buildApp(
   const push = createPushService({ db: kysely, config, logger, clock, agent: options.pushAgent });
   notifications.addChannel(createPushChannel(push));
   const reminders = createReminderService({ db: kysely, access, jobs, notifications, clock, logger });
+  const sections = createSectionService({ db: kysely, access, projectEvents });
   const tasks = createTaskService({
     db: kysely,
     dialect: db.dialect,
@@ -246,6 +249,7 @@ export async function buildApp(
     notifications,
     reminders,
     clock,
+    sections,
   });
   const checklists = createChecklistService({ db: kysely, access, projectEvents });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
@@ -298,6 +302,7 @@ export async function buildApp(
     logger,
   });
   await projectRoutes(app, { projects });
+  await sectionRoutes(app, { sections });
   await tasksRoutes(app, { tasks, checklists });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });

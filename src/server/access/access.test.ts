@@ -37,6 +37,7 @@ interface Fixture {
   fileId: number;
   proposalId: number;
   commentId: number;
+  sectionId: number;
 }
 
 type Response = { statusCode: number; body: string; json(): unknown };
@@ -108,6 +109,10 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       send(owner, 'POST', `/api/tasks/${task.id}/comments`, { body: 'First' }),
       201,
     );
+    const section = await ok<{ id: number }>(
+      send(owner, 'POST', `/api/projects/${projectId}/sections`, { name: 'Doing' }),
+      201,
+    );
     // An AI run that proposed a rename, as a run writes it.
     const db = t.ctx.db.kysely;
     const run = await db
@@ -149,6 +154,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       fileId: file!.id,
       proposalId: proposal.id,
       commentId: comment.id,
+      sectionId: section.id,
     };
   }
 
@@ -329,6 +335,31 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       expected: editors,
     },
     {
+      route: 'GET /api/projects/:id/sections',
+      call: (c, f) => send(c, 'GET', `/api/projects/${f.projectId}/sections`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/projects/:id/sections',
+      call: (c, f) => send(c, 'POST', `/api/projects/${f.projectId}/sections`, { name: 'Done' }),
+      expected: editors,
+    },
+    {
+      route: 'PATCH /api/sections/:id',
+      call: (c, f) => send(c, 'PATCH', `/api/sections/${f.sectionId}`, { name: 'Doing now' }),
+      expected: editors,
+    },
+    {
+      route: 'POST /api/sections/:id/move',
+      call: (c, f) => send(c, 'POST', `/api/sections/${f.sectionId}/move`, { afterId: null }),
+      expected: editors,
+    },
+    {
+      route: 'DELETE /api/sections/:id',
+      call: (c, f) => send(c, 'DELETE', `/api/sections/${f.sectionId}`),
+      expected: editors,
+    },
+    {
       route: 'POST /api/import',
       variant: '?projectId',
       call: (c, f) =>
@@ -344,7 +375,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
 
   /** Routes that reach into a project's content by an id in the path. */
   const insideProjects = (url: string) =>
-    /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id)/.test(
+    /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id|sections\/:id|projects\/:id\/sections)/.test(
       url,
     );
   /** Routes outside any one id that still take a project (a list, a new task, an order, a run, an import). */

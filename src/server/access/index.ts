@@ -7,7 +7,7 @@ import {
   roleAtLeast,
 } from '../../common/projects';
 import { prepareOnPostgres } from '../db';
-import type { Database, ProjectRow, TaskRow, UserRow } from '../db/schema';
+import type { Database, ProjectRow, SectionRow, TaskRow, UserRow } from '../db/schema';
 import { toBool, toNumber } from '../db/values';
 import { conflict, forbidden, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
@@ -49,6 +49,9 @@ const asRole = (value: string): ProjectRole => {
   if (!isRole(value)) throw new Error(`unknown project role in the database: ${value}`);
   return value;
 };
+
+/** The words of a 404 for a section: the same whether it does not exist or the caller cannot see it. */
+export const sectionNotFound = () => notFound('Section');
 
 /** The words of a 404 for a task: the same whether it does not exist or the caller cannot see it. */
 export const taskNotFound = () => notFound('Task');
@@ -190,6 +193,36 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
       const projectArchived = toBool(project_archived);
       if (projectArchived && needed !== 'viewer') throw conflict(PROJECT_MESSAGES.archived);
       return { role, task, projectArchived, projectIsInbox: toBool(project_is_inbox) };
+    },
+
+    /**
+     * A section (issue 23) and the caller's role in its project, when the role is at least `needed`;
+     * else 404 (not a member, or no such section), 403 naming the role, or 409 for a write to an
+     * archived project.
+     */
+    async requireSection(
+      user: Pick<UserRow, 'id'>,
+      sectionId: number,
+      needed: ProjectRole,
+    ): Promise<{ role: ProjectRole; section: SectionRow }> {
+      const row = await db
+        .selectFrom('sections')
+        .innerJoin('project_members', (join) =>
+          join
+            .onRef('project_members.project_id', '=', 'sections.project_id')
+            .on('project_members.user_id', '=', user.id),
+        )
+        .innerJoin('projects', 'projects.id', 'sections.project_id')
+        .selectAll('sections')
+        .select(['project_members.role as member_role', 'projects.archived as project_archived'])
+        .where('sections.id', '=', sectionId)
+        .executeTakeFirst();
+      if (!row) throw sectionNotFound();
+      const { member_role, project_archived, ...section } = row;
+      const role = asRole(member_role);
+      assertRole(role, needed);
+      if (toBool(project_archived) && needed !== 'viewer') throw conflict(PROJECT_MESSAGES.archived);
+      return { role, section };
     },
 
     /**

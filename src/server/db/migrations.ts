@@ -858,6 +858,40 @@ function notifications(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 23: sections, the ordered groups of a project's tasks (the Inbox's too). A task is in one
+ * section of its project or in none; deleting a section leaves its tasks in none (the service does
+ * it in the deletion's transaction; the foreign key's SET NULL is the database's own guard).
+ */
+function sections(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('sections')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('project_id', 'integer', (col) =>
+          col.notNull().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('position', 'integer', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('sections_project')
+        .on('sections')
+        .columns(['project_id', 'position'])
+        .execute();
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('section_id', 'integer', (col) => col.references('sections.id').onDelete('set null'))
+        .execute();
+      await db.schema.createIndex('tasks_section').on('tasks').column('section_id').execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -880,6 +914,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0015_time_and_recurrence': timeAndRecurrence(),
         '0016_notifications': notifications(dialect),
         '0017_push': push(dialect),
+        '0020_sections': sections(dialect),
       };
     },
   };

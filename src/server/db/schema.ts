@@ -197,6 +197,8 @@ export interface TasksTable {
   recurrence: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where the next date counts from: 'due' (default) or 'completion'. */
   recurrence_from: ColumnType<'due' | 'completion', 'due' | 'completion' | undefined, 'due' | 'completion'>;
+  /** The section of its project the task is in (migration 0020); null: none. */
+  section_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A step of a task (migration 0008); the owner is repeated from the task for scoped queries. */
@@ -309,6 +311,17 @@ export interface ProjectsTable {
   owner_id: number;
   is_inbox: Bool;
   archived: Bool;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A named, ordered group of a project's tasks (migration 0020, issue 23). */
+export interface SectionsTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  /** 0 for the first; renumbered whole on every move (a project has at most 200). */
+  position: number;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -452,6 +465,7 @@ export interface Database {
   agents: AgentsTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
+  sections: SectionsTable;
   tasks: TasksTable;
   project_versions: ProjectVersionsTable;
   task_assignees: TaskAssigneesTable;
@@ -488,6 +502,7 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type AccessRequestRow = Selectable<AccessRequestsTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
+export type SectionRow = Selectable<SectionsTable>;
 export type ProjectMemberRow = Selectable<ProjectMembersTable>;
 export type CommentRow = Selectable<CommentsTable>;
 export type ActivityRow = Selectable<ActivityTable>;

@@ -268,6 +268,7 @@ export async function createMcpServer(
           completed: false,
           archived: false,
           contextId: agentId ?? null,
+          sectionId: null,
         });
         return `Created ${named(task)}\n${taskLine(task)}`;
       }),

@@ -31,6 +31,7 @@ export function toTask(row: TaskRow, assigneeIds: number[] = []): Task {
     dueTimeZone: row.due_time_zone ?? null,
     recurrence: row.recurrence ?? null,
     recurrenceFrom: row.recurrence_from === 'completion' ? 'completion' : 'due',
+    sectionId: row.section_id ?? null,
   };
 }
 
@@ -285,7 +286,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     activePlace: (projectId: number, id: number) =>
       db
         .selectFrom('tasks')
-        .select(['id', 'position'])
+        .select(['id', 'position', 'section_id'])
         .where('id', '=', id)
         .where('project_id', '=', projectId)
         .where('archived', '=', false)
@@ -293,15 +294,23 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
 
     /**
      * The active task that follows `after` in list order (position, then id), leaving `skip` out;
-     * with no `after`, the first one.
+     * with no `after`, the first one. Within one section (null: 'No section') when `sectionId` is given.
      */
-    nextActive: (projectId: number, after: { id: number; position: number } | null, skip: number) => {
+    nextActive: (
+      projectId: number,
+      after: { id: number; position: number } | null,
+      skip: number,
+      sectionId?: number | null,
+    ) => {
       let query = db
         .selectFrom('tasks')
         .select(['id', 'position'])
         .where('project_id', '=', projectId)
         .where('archived', '=', false)
         .where('id', '!=', skip);
+      if (sectionId !== undefined) {
+        query = query.where('section_id', sectionId === null ? 'is' : '=', sectionId);
+      }
       if (after) {
         query = query.where((eb) =>
           eb.or([
@@ -313,8 +322,9 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       return query.orderBy('position').orderBy('id').limit(1).executeTakeFirst();
     },
 
-    setPosition: async (id: number, position: number): Promise<void> => {
-      await db.updateTable('tasks').set({ position }).where('id', '=', id).execute();
+    /** A task's place: its position and, when given, its section (null: none). */
+    setPosition: async (id: number, position: number, sectionId?: number | null): Promise<void> => {
+      await db.updateTable('tasks').set({ position, section_id: sectionId }).where('id', '=', id).execute();
     },
 
     /** Which of these ids are the project's archived tasks (to say why a reorder was refused). */

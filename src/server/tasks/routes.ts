@@ -213,7 +213,8 @@ export async function tasksRoutes(
       },
       ...plainJson,
     },
-    async (request) => tasks.move(currentUser(request).id, request.params.id, request.body.afterId),
+    async (request) =>
+      tasks.move(currentUser(request).id, request.params.id, request.body.afterId, request.body.sectionId),
   );
 
   app.post(

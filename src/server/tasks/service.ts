@@ -28,6 +28,7 @@ import { badRequest } from '../http/errors';
 import type { ProjectEvents } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
 import type { ReminderService } from '../reminders/service';
+import type { SectionService } from '../sections/service';
 import { type Clock, systemClock } from '../time/clock';
 import { insertTasksOnTop } from './bulk';
 import { doneAfter } from './done';
@@ -67,6 +68,8 @@ export interface TaskServiceDeps {
   reminders?: Pick<ReminderService, 'taskChanged'>;
   /** What time it is (issue 22): a recurring task's next date counts from the clock's today. */
   clock?: Clock;
+  /** A task's sectionId must name a section of its project (issue 23). */
+  sections: Pick<SectionService, 'assertInProject'>;
 }
 
 /** How a completion is asked for: `final` ends a recurring task's series (POST .../complete). */
@@ -91,6 +94,7 @@ export function createTaskService({
   notifications,
   reminders,
   clock = systemClock,
+  sections,
 }: TaskServiceDeps) {
   const tasks = createTaskRepository(db, dialect);
   const user = (id: Caller) => ({ id });
@@ -210,6 +214,7 @@ export function createTaskService({
     async create(userId: Caller, input: CreateTaskInput): Promise<Task> {
       const { id: projectId } = await access.requireWritableProject(user(userId), input.projectId);
       await assertOwnAgent(userId, input.contextId);
+      await sections.assertInProject(input.sectionId, projectId);
       assertDated(input.dueDate, input.dueTime, input.recurrence);
       const zone = input.dueTime ? await zoneOf(userId) : null;
       const done = doneAfter(input) ?? false;
@@ -224,6 +229,7 @@ export function createTaskService({
           due_time_zone: zone,
           recurrence: input.recurrence,
           recurrence_from: input.recurrenceFrom ?? 'due',
+          section_id: input.sectionId,
           completed: done,
           archived: done,
           archived_at: done ? nowIso() : null,
@@ -296,6 +302,7 @@ export function createTaskService({
       const target = moving ? await access.requireWritableProject(user(userId), input.projectId) : undefined;
       const projectId = target?.id ?? current.project_id;
       await assertOwnAgent(userId, input.contextId);
+      await sections.assertInProject(input.sectionId, projectId);
       // Read before the transaction: on SQLite a read outside it would wait for it to end.
       const members = moving || input.assigneeIds !== undefined ? await access.projectMembers(projectId) : [];
       const sourceMembers = moving ? await access.projectMembers(current.project_id) : members;
@@ -345,6 +352,8 @@ export function createTaskService({
         ai_assisted: input.aiAssisted,
         due_date: next ?? input.dueDate,
         project_id: moving ? projectId : undefined,
+        // A task moved to another project leaves its section, unless it is given one there.
+        section_id: input.sectionId !== undefined ? input.sectionId : moving ? null : undefined,
       };
       if (next) {
         changes.completed = false;
@@ -474,10 +483,11 @@ export function createTaskService({
      * neighbours are too close for a midpoint (after about fifty moves into the same gap) is the
      * whole list renumbered.
      */
-    async move(userId: Caller, id: number, afterId: number | null): Promise<Task> {
+    async move(userId: Caller, id: number, afterId: number | null, sectionId?: number | null): Promise<Task> {
       if (afterId === id) throw badRequest(TASK_MESSAGES.moveAfterItself);
       const { task } = await access.requireTask(user(userId), id, 'editor');
       const projectId = task.project_id;
+      await sections.assertInProject(sectionId, projectId);
       await inTransaction(db, dialect, async (repository) => {
         const refuse = async (missing: number) => {
           if ((await repository.archivedAmong(projectId, [missing])).length > 0) {
@@ -489,16 +499,20 @@ export function createTaskService({
         if (!moving) return refuse(id);
         const after = afterId === null ? null : await repository.activePlace(projectId, afterId);
         if (afterId !== null && !after) return refuse(afterId);
-        const next = await repository.nextActive(projectId, after ?? null, id);
+        // Issue 23: the section named, else afterId's, else the task's own; afterId must be in it.
+        const section =
+          sectionId !== undefined ? sectionId : (after?.section_id ?? (after ? null : moving.section_id));
+        if (after && (after.section_id ?? null) !== section)
+          throw badRequest(TASK_MESSAGES.moveAfterInSection);
+        const next = await repository.nextActive(projectId, after ?? null, id, section);
         const position = !after
           ? (next?.position ?? 0) - 1
           : next
             ? (after.position + next.position) / 2
             : after.position + 1;
-        if (!after || !next || (position > after.position && position < next.position)) {
-          await repository.setPosition(id, position);
-          return;
-        }
+        await repository.setPosition(id, position, section);
+        if (!after || !next || (position > after.position && position < next.position)) return;
+        // No room between the neighbours: the whole list is renumbered, the moved task after `after`.
         const order = (await repository.activeIds(projectId)).filter((other) => other !== id);
         order.splice(order.indexOf(after.id) + 1, 0, id);
         await repository.setOrder(projectId, order);

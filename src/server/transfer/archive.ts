@@ -126,6 +126,14 @@ const COLUMNS = {
     role: 'text',
     added_at: 'timestamp',
   },
+  sections: {
+    id: 'id',
+    project_id: 'id',
+    name: 'text',
+    position: 'integer',
+    created_at: 'timestamp',
+    updated_at: 'timestamp',
+  },
   two_factor_recovery_codes: {
     id: 'id',
     user_id: 'id',
@@ -203,6 +211,7 @@ const COLUMNS = {
     due_time_zone: 'text?',
     recurrence: 'text?',
     recurrence_from: 'text',
+    section_id: 'id?',
   },
   task_assignees: {
     task_id: 'id',
@@ -361,6 +370,7 @@ export type ArchiveTables = { [T in ArchivedTable]: ArchiveRow<T>[] };
 export const LATER_TABLES: ReadonlySet<ArchivedTable> = new Set([
   'projects',
   'project_members',
+  'sections',
   'task_assignees',
   'comments',
   'comment_mentions',
@@ -380,6 +390,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     due_time_zone: null,
     recurrence: null,
     recurrence_from: 'due',
+    section_id: null,
   },
   users: { time_zone: null },
 };
