@@ -47,6 +47,7 @@ interface Rows {
   project: number;
   /** A member of `project` besides the user, for the paths that name one. */
   projectMember: number;
+  section: number;
 }
 
 /** Not called: an event stream never ends, so there is no answer to check (tasks.test.ts reads one). */
@@ -72,6 +73,7 @@ const REFUSED: Record<string, number> = {
   deletePasskey: 404,
   denyAccessRequest: 404, // approved the call before
   moveTask: 400, // after itself: the one task there is
+  moveSection: 400, // after a generated id: no section of this project
   applyAiProposal: 404, // no proposal
   dismissAiProposal: 404,
   addProjectMember: 400, // no account has the example's name
@@ -91,6 +93,7 @@ const PATH_ROWS: Array<[RegExp, keyof Rows]> = [
   [/^\/api\/auth\/sessions\/\{id\}/, 'otherSession'],
   [/^\/api\/calendar\/\{file\}/, 'calendarFile'],
   [/^\/api\/projects\/\{id\}/, 'project'],
+  [/^\/api\/sections\/\{id\}/, 'section'],
 ];
 /** Path parameters that name a row of their own, whatever the path. */
 const PARAM_ROWS: Record<string, keyof Rows> = { userId: 'projectMember' };
@@ -218,6 +221,7 @@ describe.each(testDialects)('every documented operation, called as the document 
     const feed = await created('/api/calendar-feed');
     const project = await created('/api/projects', { name: 'Shared' });
     await created(`/api/projects/${project.id}/members`, { user: other.user.username, role: 'editor' });
+    const section = await created(`/api/projects/${project.id}/sections`, { name: 'Doing' });
     const upload = await multipartBody(
       { properties: { files: { format: 'binary' } }, required: ['files'] },
       document,
@@ -250,6 +254,7 @@ describe.each(testDialects)('every documented operation, called as the document 
       calendarFile: String(feed.url).split('/').pop() ?? '',
       project: project.id as number,
       projectMember: other.user.id,
+      section: section.id as number,
     };
     return { user, rows };
   }

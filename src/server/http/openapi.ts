@@ -73,6 +73,10 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'Projects',
     description: 'Your Inbox and the projects you share, their members and roles.',
   },
+  {
+    name: 'Sections',
+    description: "A project's named, ordered groups of tasks; tasks in none are 'No section'.",
+  },
   { name: 'Checklists', description: 'The steps of a task.' },
   {
     name: 'Comments',

@@ -147,6 +147,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         dueTimeZone: null,
         recurrence: null,
         recurrenceFrom: 'due',
+        sectionId: null,
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);
