@@ -6,14 +6,17 @@ import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/ch
 import { CSV_COLUMNS, type ImportError } from '../../common/data';
 import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
 import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
+import { createSectionBodySchema } from '../../common/sections';
 import { TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
 import { onFirstUse } from '../on-first-use';
 import type { NewTaskWithChecklist } from '../tasks/bulk';
 import { unescapeFormula } from './formulas';
 
 /** A task read from a file; `agentRef` is the id its agent had in the file (JSON only). */
-export interface ParsedTask extends Omit<NewTaskWithChecklist, 'contextId'> {
+export interface ParsedTask extends Omit<NewTaskWithChecklist, 'contextId' | 'sectionId'> {
   agentRef: number | null;
+  /** The name of the section the task is under in the file (Todoist's section rows); none when absent. */
+  section?: string;
 }
 
 export interface ParsedAgent {
@@ -27,7 +30,7 @@ export interface ParsedFile {
   format: 'tasklane-json' | 'tasklane-csv' | 'todoist-csv';
   tasks: ParsedTask[];
   agents: ParsedAgent[];
-  /** Rows or entries left out: bad values (listed in `errors`), Todoist's sections and notes with no task. */
+  /** Rows or entries left out: bad values (listed in `errors`), Todoist's notes with no task. */
   skipped: number;
   errors: ImportError[];
   /** What is imported with something lost, or left out with a reason that is no error (Todoist). */
@@ -62,6 +65,7 @@ const taskFields = updateTaskBodySchema.pick({
 });
 
 const checklistTitle = createChecklistItemBodySchema.shape.title;
+const sectionName = createSectionBodySchema.shape.name;
 
 /** A task's fields checked as the task routes check them; a title is required. */
 function checkTask(
@@ -380,8 +384,9 @@ interface Holder {
  * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
  * task above (its due date kept in its text, '… (due 4 Jan)'); a note row (a comment) joins the
  * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text' (a subtask's
- * note goes to its task, naming the subtask). The meta row is read past; sections are skipped
- * (counted, not listed). A repeating date is not imported: the task gets the next date chrono
+ * note goes to its task, naming the subtask). The meta row is read past; a section row names the
+ * section of the tasks below it (issue 23: the import adds it to the project, or uses the one of
+ * that name). A repeating date is not imported: the task gets the next date chrono
  * reads in it, if any, and a notice says so.
  */
 function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone: string): ParsedFile {
@@ -393,6 +398,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
   let parent: Holder | { skippedLine: number } | null = null;
   /** The task a note row belongs to, and the subtask it was written on, if any. */
   let noteTarget: { holder: Holder; on: string | null } | { skippedLine: number } | null = null;
+  /** The section row above, whose tasks these are. */
+  let section: string | undefined;
   const year = today.getFullYear();
   for (const { record, line } of records) {
     const skip = (message: string) => {
@@ -438,7 +445,9 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
     const type = field(record, 'TYPE').trim().toLowerCase();
     if (type === 'meta') continue;
     if (type === 'section') {
-      skipped += 1;
+      const name = sectionName.safeParse(field(record, 'CONTENT'));
+      if (name.success) section = name.data;
+      else skip(firstIssue(name.error));
       noteTarget = null;
       continue;
     }
@@ -526,6 +535,7 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
       agentRef: null,
       checklistItems: [],
       ...(repeat ?? {}),
+      ...(section ? { section } : {}),
     };
     tasks.push(task);
     if (notice) notices.push(notice);

@@ -4,6 +4,7 @@ import type { ChecklistItem } from '../../common/checklist';
 import type { ExportDocument, ImportResult } from '../../common/data';
 import { dateInZone } from '../../common/due';
 import { PROJECT_MESSAGES } from '../../common/projects';
+import type { Section } from '../../common/sections';
 import type { Task } from '../../common/tasks';
 import { ACCESS_MESSAGES } from '../access';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -315,7 +316,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(response.json().message).toMatch(/10 MB/);
   });
 
-  it("reads Todoist's export: sections skipped, notes kept, indented tasks as checklist items, dates via chrono", async () => {
+  it("reads Todoist's export: sections as sections, notes kept, indented tasks as checklist items, dates via chrono", async () => {
     const todoist = [
       'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
       'section,Home,,,,,,,,',
@@ -332,7 +333,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     ].join('\n');
     const expected = {
       imported: 3,
-      skipped: 4,
+      skipped: 3,
       errors: [
         { row: 10, message: 'title is required' },
         { row: 11, message: 'Its task (line 10) was skipped' },
@@ -356,16 +357,27 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       ['Transfer, and confirm', false],
     ]);
     expect(tasks[0]!.checklist).toEqual({ done: 0, total: 2 });
+    // Issue 23: the section row is a section of the Inbox, with every task below it.
+    const inbox = (
+      (await alice.request('GET', '/api/projects')).json() as Array<{ id: number; inbox: boolean }>
+    ).find((project) => project.inbox)!;
+    const sections = (await alice.request('GET', `/api/projects/${inbox.id}/sections`)).json() as Section[];
+    expect(sections.map((section) => section.name)).toEqual(['Home']);
+    expect(new Set(tasks.map((task) => task.sectionId))).toEqual(new Set([sections[0]!.id]));
   });
 
   it("imports a current Todoist export: no error for its meta row, notes in the task's notes", async () => {
     const result = await imported(alice, TODOIST_EXPORT);
-    expect(result).toMatchObject({ imported: 3, skipped: 2, errors: [] });
+    expect(result).toMatchObject({ imported: 3, skipped: 1, errors: [] });
     expect(result.notices).toContainEqual({
       row: 16,
       message: expect.stringMatching(/^recurrence not imported: every! 3 days \(due once, on /),
     });
     const [rent, bins, plants] = await active(alice);
+    // Above the section row: no section; below it, 'Weekly' (a second import reuses it).
+    expect(rent!.sectionId).toBeNull();
+    expect(bins!.sectionId).not.toBeNull();
+    expect(plants!.sectionId).toBe(bins!.sectionId);
     expect(bins).toMatchObject({ recurrence: 'FREQ=WEEKLY;BYDAY=MO', recurrenceFrom: 'due' });
     expect(new Date(`${bins!.dueDate}T12:00:00Z`).getUTCDay()).toBe(1);
     expect(plants).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
@@ -519,9 +531,10 @@ describe("Todoist's export read as Todoist writes it", () => {
   it('keeps notes with author and date, subtask due dates, and says which recurrences it leaves out', async () => {
     const parsed = await parseImportFile(Buffer.from(`\uFEFF${TODOIST_EXPORT}`), today);
     expect(parsed.format).toBe('todoist-csv');
-    // The meta row is no error; the section and the note above every task are the rows left out.
+    // The meta row is no error; the note above every task is the row left out.
     expect(parsed.errors).toEqual([]);
-    expect(parsed.skipped).toBe(2);
+    expect(parsed.skipped).toBe(1);
+    expect(parsed.tasks.map((task) => task.section)).toEqual([undefined, 'Weekly', 'Weekly']);
     expect(parsed.notices).toEqual([
       { row: 3, message: 'note not imported: no task above it' },
       // A subtask's repeating date stays in its text: a checklist item has no date of its own.

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { CSV_COLUMNS, DATA_LIMITS, type ExportDocument, type ImportResult } from '../../common/data';
 import { DEFAULT_TIME_ZONE } from '../../common/due';
 import { PROJECTS_PATH } from '../../common/projects';
+import { projectSectionsPath } from '../../common/sections';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { type Access, projectNotFound } from '../access';
 import { recordActivity } from '../activity/repository';
@@ -10,6 +11,7 @@ import type { Database } from '../db/schema';
 import { toBool, toIso } from '../db/values';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
+import { sectionsNamed } from '../sections/service';
 import { insertTasksOnTop } from '../tasks/bulk';
 import { toTask } from '../tasks/repository';
 import { keepLeadingQuote } from './formulas';
@@ -146,7 +148,10 @@ export function createDataService({ db, live, access, projectEvents }: DataServi
       };
       if (dryRun || (parsed.tasks.length === 0 && parsed.agents.length === 0)) return result;
       await db.transaction().execute(async (trx) => write(trx, userId, projectId, parsed));
-      await projectEvents([projectId], [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH]);
+      await projectEvents(
+        [projectId],
+        [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, projectSectionsPath(projectId)],
+      );
       if (parsed.agents.length > 0) live.publish(userId, AGENT_PATHS);
       return result;
     },
@@ -167,13 +172,17 @@ async function write(trx: Kysely<Database>, userId: number, projectId: number, p
       agentIds.set(agent.ref, same?.id ?? (await repository.insertAgent(userId, agent)));
     }
   }
+  const sectionIds = await sectionsNamed(trx, projectId, [
+    ...new Set(parsed.tasks.flatMap((task) => (task.section ? [task.section] : []))),
+  ]);
   const taskIds = await insertTasksOnTop(
     trx,
     userId,
     projectId,
-    parsed.tasks.map(({ agentRef, ...task }) => ({
+    parsed.tasks.map(({ agentRef, section, ...task }) => ({
       ...task,
       contextId: agentRef === null ? null : (agentIds.get(agentRef) ?? null),
+      sectionId: section ? (sectionIds.get(section) ?? null) : null,
     })),
   );
   await recordActivity(

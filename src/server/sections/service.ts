@@ -101,3 +101,28 @@ export function createSectionService({ db, access, projectEvents }: SectionServi
 }
 
 export type SectionService = ReturnType<typeof createSectionService>;
+
+/**
+ * For an import (issue 23): the project's sections by these names (the same name in any case is
+ * the same section), adding the ones it lacks at the end, in the caller's transaction. The caller
+ * has been allowed to write to the project. A name past the project's 200 sections gets none.
+ */
+export async function sectionsNamed(
+  trx: Kysely<Database>,
+  projectId: number,
+  names: string[],
+): Promise<Map<string, number>> {
+  const repository = createSectionRepository(trx);
+  const key = (name: string) => name.toLocaleLowerCase();
+  const existing = new Map((await repository.list(projectId)).map((row) => [key(row.name), row.id]));
+  const ids = new Map<string, number>();
+  for (const name of names) {
+    let id = existing.get(key(name));
+    if (id === undefined && existing.size < SECTION_LIMITS.perProject) {
+      id = (await repository.insert(projectId, name)).id;
+      existing.set(key(name), id);
+    }
+    if (id !== undefined) ids.set(name, id);
+  }
+  return ids;
+}

@@ -24,6 +24,8 @@ export interface NewTaskWithChecklist {
   dueTimeZone?: string | null;
   recurrence?: string | null;
   recurrenceFrom?: 'due' | 'completion';
+  /** Issue 23: a section of the project the tasks go to; none when absent. */
+  sectionId?: number | null;
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
@@ -70,6 +72,7 @@ export async function insertTasksOnTop(
             due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
             recurrence: task.dueDate ? (task.recurrence ?? null) : null,
             recurrence_from: task.recurrenceFrom ?? 'due',
+            section_id: task.sectionId ?? null,
             completed: done,
             archived: done,
             archived_at: done ? (task.archivedAt ?? now) : null,
