@@ -55,7 +55,7 @@ function useTaskLink() {
 }
 
 const chipClasses =
-  'block truncate rounded-md bg-accent/70 px-1.5 py-0.5 text-xs text-accent-foreground outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring';
+  'block min-h-6 truncate rounded-md bg-accent/70 px-1.5 py-1 text-xs leading-4 text-accent-foreground outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring';
 
 /** A task in a day's cell: a link to its card, and what is dragged to another day. */
 function TaskChip({ task, index }: { task: TaskSummary; index: number }) {

@@ -61,7 +61,11 @@ export function DayTasks({ droppableId, tasks, draggable }: DayTasksProps) {
         <div
           ref={provided.innerRef}
           {...provided.droppableProps}
-          className={cn('min-h-3 rounded-xl transition-colors', snapshot.isDraggingOver && 'bg-accent/60')}
+          className={cn(
+            'rounded-xl transition-colors',
+            draggable && 'min-h-8',
+            snapshot.isDraggingOver && 'bg-accent/60',
+          )}
         >
           {tasks.map((task, index) => (
             <Draggable key={task.id} draggableId={String(task.id)} index={index} isDragDisabled={!draggable}>
