@@ -55,7 +55,7 @@ function ProjectHeader({ project, editable }: { project: Project; editable: bool
           {project.name}
         </PageHeading>
       </div>
-      <div className="flex items-center gap-3">
+      <div className="flex flex-wrap items-center gap-3">
         <Members projectId={project.id} />
         <Button asChild variant="outline">
           <Link href={projectCalendarHref(project.id)}>
