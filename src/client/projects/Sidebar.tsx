@@ -17,7 +17,7 @@ import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
-import { useTodayTasks, useUpcomingTasks } from '../views/api';
+import { useListsSettled, useTodayTasks, useUpcomingTasks } from '../views/api';
 import { VIEW_COPY } from '../views/copy';
 import { canChangeTasks, useProjects } from './api';
 import { PROJECT_COPY } from './copy';
@@ -85,8 +85,9 @@ function SidebarItem({ href, current, icon, label, count, dropProjectId, onNavig
 export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps) {
   const screen = useScreen();
   const { data: projects, isPending, isError, refetch } = useProjects();
-  const todayCount = useTodayTasks().data?.length;
-  const upcomingCount = useUpcomingTasks().data?.length;
+  const counting = useListsSettled();
+  const todayCount = useTodayTasks(counting).data?.length;
+  const upcomingCount = useUpcomingTasks(counting).data?.length;
   const currentProjectId =
     screen?.page === 'project' || screen?.page === 'project-calendar' ? screen.projectId : undefined;
   const inbox = projects?.find((project) => project.inbox);

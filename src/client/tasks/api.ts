@@ -108,10 +108,11 @@ export type DueWindow = { dueFrom?: string; dueTo?: string };
  * The active tasks of `scope` due in `window` (Today, Upcoming, the calendar), under a key that
  * starts with the list's URL like every list's, so every write and live update reaches it.
  */
-export function useDueTasks(scope: TaskScope, window: DueWindow) {
+export function useDueTasks(scope: TaskScope, window: DueWindow, enabled = true) {
   const params = { ...scopeParams(scope), ...window };
   return useQuery<TaskSummary[], Error, TaskSummary[]>({
     queryKey: [TASKS_PATH, params],
+    enabled,
     queryFn: fetchSummaries,
     select: selectActive,
     placeholderData: keepPreviousData,

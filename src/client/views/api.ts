@@ -1,5 +1,5 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useIsFetching, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useState } from 'react';
 import { addDays } from '../../common/due';
 import type { TaskSummary } from '../../common/tasks';
 import { browserTimeZone } from '../auth/api';
@@ -35,18 +35,37 @@ export const upcomingWindow = (today: string): DueWindow => ({
   dueTo: addDays(today, UPCOMING_DAYS - 1),
 });
 
-/** Today's tasks (the page and the sidebar's count ask the same query). */
-export function useTodayTasks() {
+/**
+ * Today's tasks (the page and the sidebar's count ask the same query). `enabled: false` asks
+ * nothing but still reads what another screen's query brought.
+ */
+export function useTodayTasks(enabled = true) {
   const zone = useViewZone();
   const today = todayIn(zone);
-  return { zone, today, ...useDueTasks(MINE, todayWindow(today)) };
+  return { zone, today, ...useDueTasks(MINE, todayWindow(today), enabled) };
 }
 
 /** Upcoming's tasks. */
-export function useUpcomingTasks() {
+export function useUpcomingTasks(enabled = true) {
   const zone = useViewZone();
   const today = todayIn(zone);
-  return { zone, today, ...useDueTasks(MINE, upcomingWindow(today)) };
+  return { zone, today, ...useDueTasks(MINE, upcomingWindow(today), enabled) };
+}
+
+/**
+ * True once the screen's own task lists have arrived, and from then on: the sidebar's counts wait
+ * for them, rather than have the server read two more lists while the person waits for theirs.
+ */
+export function useListsSettled(): boolean {
+  const fetching = useIsFetching({ queryKey: tasksKey });
+  const [settled, setSettled] = useState(false);
+  useEffect(() => {
+    if (settled || fetching > 0) return;
+    // A frame later: the screen's own list has had its turn to start.
+    const frame = requestAnimationFrame(() => setSettled(true));
+    return () => cancelAnimationFrame(frame);
+  }, [fetching, settled]);
+  return settled;
 }
 
 /**
