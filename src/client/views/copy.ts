@@ -21,7 +21,6 @@ export const VIEW_COPY = {
     'Arrow keys move between days; Enter opens a day. Drag a task to another day to reschedule it.',
   agendaEmpty: 'Nothing due this month.',
   moreTasks: (count: number) => `+${count} more`,
-  rescheduled: (title: string, day: string) => `"${title}" is now due ${day}.`,
   rescheduleFailed: 'Could not reschedule the task',
   addFailed: 'Could not add the task',
   dayLabel: (heading: string, count: number) =>

@@ -1,4 +1,5 @@
 import { addDays, dateInZone } from '../../common/due';
+import { VIEW_COPY } from './copy';
 
 /**
  * Days as Today, Upcoming and the calendar show them (issue 23). A day is 'YYYY-MM-DD' in the
@@ -23,9 +24,9 @@ const longDay = new Intl.DateTimeFormat('en-GB', {
 export const longDayHeading = (day: string) => longDay.format(dateOf(day));
 
 /** A day's heading: 'Today', 'Tomorrow', else 'Thursday 3 December'. */
-export function dayHeading(day: string, today: string, words = { today: 'Today', tomorrow: 'Tomorrow' }) {
-  if (day === today) return words.today;
-  if (day === addDays(today, 1)) return words.tomorrow;
+export function dayHeading(day: string, today: string) {
+  if (day === today) return VIEW_COPY.today;
+  if (day === addDays(today, 1)) return VIEW_COPY.tomorrow;
   return longDayHeading(day);
 }
 
