@@ -1,7 +1,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { VIEW_COPY } from '../src/client/views/copy';
-import { longDayHeading } from '../src/client/views/days';
+import { dayAfterKey, longDayHeading } from '../src/client/views/days';
 import type { PublicUser } from '../src/common/auth';
 import { addDays, dateInZone } from '../src/common/due';
 import type { Project } from '../src/common/projects';
@@ -264,6 +264,7 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     expect(await cell(day).getAttribute('aria-current')).toBe('date');
 
     // Arrow keys move the focus between days (the month follows); Enter opens the day.
+    const focusedDay = () => page.evaluate(() => document.activeElement?.getAttribute('data-day'));
     await cell(day).focus();
     await page.keyboard.press('ArrowRight');
     await expect
@@ -283,6 +284,13 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-day'))).toBe(day);
+    // Home and End: the week's ends (Monday to Sunday in en-GB); the month follows the focus.
+    await page.keyboard.press('End');
+    await expect.poll(focusedDay).toBe(dayAfterKey(day, 'End', 1));
+    await page.keyboard.press('Home');
+    await expect.poll(focusedDay).toBe(dayAfterKey(day, 'Home', 1));
+    await page.reload();
+    await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
 
     // A task dragged to the next day (the day before, on the grid's last day) is due then.
     const target = (await cell(addDays(day, 1)).count()) > 0 ? addDays(day, 1) : addDays(day, -1);

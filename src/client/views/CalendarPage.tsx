@@ -19,6 +19,7 @@ import { useViewZone } from './api';
 import { VIEW_COPY } from './copy';
 import { dayDroppableId, tasksByDay, useDayDrop } from './DayTasks';
 import {
+  dayAfterKey,
   dayHeading,
   firstDayOfWeek,
   longDayHeading,
@@ -179,15 +180,14 @@ function MonthGrid({
 
   const onKeyDown = (day: string) => (event: KeyboardEvent<HTMLTableCellElement>) => {
     if (event.target !== event.currentTarget) return;
-    const by = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[event.key];
     if (event.key === 'Enter') {
       event.preventDefault();
       onOpen(day);
       return;
     }
-    if (by === undefined) return;
+    const next = dayAfterKey(day, event.key, firstDay);
+    if (next === null) return;
     event.preventDefault();
-    const next = addDays(day, by);
     moved.current = true;
     setFocused(next);
     if (monthOf(next) !== month) onMonth(monthOf(next));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../../common/tasks';
-import { dayHeading, firstDayOfWeek, monthGrid, shiftMonth, weekdayNames } from './days';
+import { dayAfterKey, dayHeading, firstDayOfWeek, monthGrid, shiftMonth, weekdayNames } from './days';
 import { compareToday } from './order';
 
 describe('the days of Today, Upcoming and the calendar', () => {
@@ -38,5 +38,17 @@ describe('the days of Today, Upcoming and the calendar', () => {
       task(5, '2026-12-01', null, 2),
     ];
     expect([...tasks].sort(compareToday('Europe/Berlin')).map((t) => t.id)).toEqual([3, 4, 2, 5, 1]);
+  });
+
+  it("moves the calendar's focused day as the APG date grid does", () => {
+    expect(dayAfterKey('2026-12-03', 'ArrowRight', 1)).toBe('2026-12-04');
+    expect(dayAfterKey('2026-12-03', 'ArrowUp', 1)).toBe('2026-11-26');
+    // Thursday 3 December: its week runs Monday 30 November to Sunday 6 December.
+    expect(dayAfterKey('2026-12-03', 'Home', 1)).toBe('2026-11-30');
+    expect(dayAfterKey('2026-12-03', 'End', 1)).toBe('2026-12-06');
+    expect(dayAfterKey('2026-12-03', 'Home', 0)).toBe('2026-11-29');
+    expect(dayAfterKey('2026-12-31', 'PageUp', 1)).toBe('2026-11-30');
+    expect(dayAfterKey('2027-01-31', 'PageDown', 1)).toBe('2027-02-28');
+    expect(dayAfterKey('2026-12-03', 'a', 1)).toBeNull();
   });
 });

@@ -97,3 +97,21 @@ export function monthGrid(month: string, firstDay: number): string[][] {
   for (let day = start; day <= last; day = addDays(day, 7)) weeks.push(daysFrom(day, 7));
   return weeks;
 }
+
+/**
+ * Where a key moves the focused day (the APG's date grid): arrows a day or a week, Home and End the
+ * week's ends, Page Up and Page Down the same day a month before or after (the month's last, when
+ * shorter). Null for any other key.
+ */
+export function dayAfterKey(day: string, key: string, firstDay: number): string | null {
+  const by = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -7, ArrowDown: 7 }[key];
+  if (by !== undefined) return addDays(day, by);
+  const weekStart = addDays(day, -((weekday(day) - firstDay + 7) % 7));
+  if (key === 'Home') return weekStart;
+  if (key === 'End') return addDays(weekStart, 6);
+  if (key !== 'PageUp' && key !== 'PageDown') return null;
+  const month = shiftMonth(monthOf(day), key === 'PageUp' ? -1 : 1);
+  const last = addDays(`${shiftMonth(month, 1)}-01`, -1);
+  const same = `${month}-${day.slice(8)}`;
+  return same > last ? last : same;
+}
