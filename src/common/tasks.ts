@@ -71,6 +71,8 @@ export const TASK_MESSAGES = {
   dueTimeNeedsDate: 'dueTime needs a dueDate',
   recurrenceNeedsDate: 'recurrence needs a dueDate',
   recurrenceFromInvalid: `recurrenceFrom must be one of ${RECURRENCE_FROM.join(', ')}`,
+  dueBoundInvalid: (field: 'dueFrom' | 'dueTo') => `${field} must be a real date written YYYY-MM-DD`,
+  dueWindowReversed: 'dueFrom must not be after dueTo',
 } as const;
 
 /** 'HH:MM', '' or null; out comes 'HH:MM' or null. */
@@ -280,6 +282,16 @@ export const taskCompletePath = (id: number) => `${TASKS_PATH}/${id}/complete`;
 export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
 
+/** A day of a due-date window (issue 23): YYYY-MM-DD, and a date that exists. */
+const dueBoundSchema = (field: 'dueFrom' | 'dueTo') =>
+  z
+    .string({ error: TASK_MESSAGES.dueBoundInvalid(field) })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, TASK_MESSAGES.dueBoundInvalid(field))
+    .refine((value) => toCalendarDate(value) === value, TASK_MESSAGES.dueBoundInvalid(field))
+    .meta({
+      description: `YYYY-MM-DD, inclusive: a timed task's day is the one its due instant falls on in the caller's time zone.`,
+    });
+
 /** `projectId=all`: every project the caller can see, instead of one. */
 export const ALL_PROJECTS = 'all';
 
@@ -311,8 +323,15 @@ export const taskListQuerySchema = z.object({
       { error: 'projectId must be a number or all' },
     ),
   ),
-  /** `assignee=me`: only the tasks assigned to the caller, in any project they can see. */
+  /**
+   * `assignee=me`: only the tasks assigned to the caller, in any project they can see; with
+   * `projectId=all`, their Inbox's tasks too (everything of theirs: Today, Upcoming, issue 23).
+   */
   assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
+  /** Due on or after this day (issue 23: Today, Upcoming, the calendar). */
+  dueFrom: optionalParam(dueBoundSchema('dueFrom')),
+  /** Due on or before this day. */
+  dueTo: optionalParam(dueBoundSchema('dueTo')),
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 
@@ -335,4 +354,6 @@ export const isFiltered = (query: TaskListQuery): boolean =>
   Boolean(query.q?.trim()) ||
   query.due !== undefined ||
   query.hasFiles !== undefined ||
-  query.agentId !== undefined;
+  query.agentId !== undefined ||
+  query.dueFrom !== undefined ||
+  query.dueTo !== undefined;

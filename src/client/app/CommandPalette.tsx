@@ -3,6 +3,8 @@ import { Command, defaultFilter } from 'cmdk';
 import {
   ArchiveIcon,
   BotIcon,
+  CalendarDaysIcon,
+  CalendarRangeIcon,
   CircleHelpIcon,
   FolderInputIcon,
   FolderPlusIcon,
@@ -42,6 +44,7 @@ import {
 } from '../tasks/card-focus';
 import { useMoveTask } from '../tasks/move-to-project';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
+import { VIEW_COPY } from '../views/copy';
 import { useOpenAddTask } from './add-task';
 import { type AppDialog, closeDialog, openDialog } from './dialogs';
 import { projectHref, SCREEN_PATHS, type Screen, useScreen } from './screens';
@@ -176,6 +179,41 @@ export function CommandPalette({ open }: { open: boolean }) {
             keywords: ['mine', 'assignee'],
             shortcut: 'g a',
             run: () => navigate(SCREEN_PATHS.assigned),
+          },
+        ]),
+    ...(screen?.page === 'today'
+      ? []
+      : [
+          {
+            id: 'today',
+            label: `Go to ${VIEW_COPY.today}`,
+            icon: <SunIcon aria-hidden />,
+            keywords: ['due', 'overdue'],
+            shortcut: 'g t',
+            run: () => navigate(SCREEN_PATHS.today),
+          },
+        ]),
+    ...(screen?.page === 'upcoming'
+      ? []
+      : [
+          {
+            id: 'upcoming',
+            label: `Go to ${VIEW_COPY.upcoming}`,
+            icon: <CalendarRangeIcon aria-hidden />,
+            keywords: ['due', 'next', 'week', 'schedule'],
+            shortcut: 'g u',
+            run: () => navigate(SCREEN_PATHS.upcoming),
+          },
+        ]),
+    ...(screen?.page === 'calendar'
+      ? []
+      : [
+          {
+            id: 'calendar',
+            label: `Go to ${VIEW_COPY.calendar}`,
+            icon: <CalendarDaysIcon aria-hidden />,
+            keywords: ['month', 'due'],
+            run: () => navigate(SCREEN_PATHS.calendar),
           },
         ]),
     {

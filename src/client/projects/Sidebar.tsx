@@ -1,4 +1,12 @@
-import { ChevronRightIcon, InboxIcon, PlusIcon, UserCheckIcon } from 'lucide-react';
+import {
+  CalendarDaysIcon,
+  CalendarRangeIcon,
+  ChevronRightIcon,
+  InboxIcon,
+  PlusIcon,
+  SunIcon,
+  UserCheckIcon,
+} from 'lucide-react';
 import { Collapsible } from 'radix-ui';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'wouter';
@@ -9,6 +17,8 @@ import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
+import { useListsSettled, useTodayTasks, useUpcomingTasks } from '../views/api';
+import { VIEW_COPY } from '../views/copy';
 import { canChangeTasks, useProjects } from './api';
 import { PROJECT_COPY } from './copy';
 import { ProjectDot } from './ProjectDot';
@@ -75,7 +85,11 @@ function SidebarItem({ href, current, icon, label, count, dropProjectId, onNavig
 export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps) {
   const screen = useScreen();
   const { data: projects, isPending, isError, refetch } = useProjects();
-  const currentProjectId = screen?.page === 'project' ? screen.projectId : undefined;
+  const counting = useListsSettled();
+  const todayCount = useTodayTasks(counting).data?.length;
+  const upcomingCount = useUpcomingTasks(counting).data?.length;
+  const currentProjectId =
+    screen?.page === 'project' || screen?.page === 'project-calendar' ? screen.projectId : undefined;
   const inbox = projects?.find((project) => project.inbox);
   const shown = projects?.filter((project) => !project.inbox && !project.archived) ?? [];
   const archived = projects?.filter((project) => !project.inbox && project.archived) ?? [];
@@ -114,6 +128,29 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
           current={screen?.page === 'assigned'}
           icon={<UserCheckIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
           label={PROJECT_COPY.assignedToMe}
+          onNavigate={onNavigate}
+        />
+        <SidebarItem
+          href={SCREEN_PATHS.today}
+          current={screen?.page === 'today'}
+          icon={<SunIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.today}
+          count={todayCount}
+          onNavigate={onNavigate}
+        />
+        <SidebarItem
+          href={SCREEN_PATHS.upcoming}
+          current={screen?.page === 'upcoming'}
+          icon={<CalendarRangeIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.upcoming}
+          count={upcomingCount}
+          onNavigate={onNavigate}
+        />
+        <SidebarItem
+          href={SCREEN_PATHS.calendar}
+          current={screen?.page === 'calendar'}
+          icon={<CalendarDaysIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.calendar}
           onNavigate={onNavigate}
         />
       </ul>

@@ -84,6 +84,9 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'agentId',
       'assignee',
       'due',
+      // Issue 23's due window, from the API's own query schema.
+      'dueFrom',
+      'dueTo',
       'hasFiles',
       'projectId',
       'q',

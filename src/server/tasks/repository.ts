@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { addDays, ZONE_DAY_REACH } from '../../common/due';
 import type { Task, TaskListQuery } from '../../common/tasks';
 import type { DialectName } from '../db';
 import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
@@ -38,8 +39,10 @@ export function toTask(row: TaskRow, assigneeIds: number[] = []): Task {
 /** Which tasks a list spans: one project's, or several (projectId=all, assignee=me). */
 export interface ListSpan {
   projectIds: number[];
-  /** Only the tasks assigned to this user. */
+  /** Only the tasks assigned to this user... */
   assigneeId?: number;
+  /** ...and every task of this project, the caller's Inbox (`projectId=all&assignee=me`, issue 23). */
+  inboxId?: number;
 }
 
 /** The server's local calendar date, `days` from today, as YYYY-MM-DD ('today' of the due filters). */
@@ -92,17 +95,18 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .selectAll('tasks')
         .where('tasks.project_id', 'in', span.projectIds)
         .where('tasks.archived', '=', archived);
-      const assigneeId = span.assigneeId;
+      const { assigneeId, inboxId } = span;
       if (assigneeId !== undefined) {
-        select = select.where((eb) =>
-          eb.exists(
+        select = select.where((eb) => {
+          const assigned = eb.exists(
             eb
               .selectFrom('task_assignees')
               .select('task_assignees.task_id')
               .whereRef('task_assignees.task_id', '=', 'tasks.id')
               .where('task_assignees.user_id', '=', assigneeId),
-          ),
-        );
+          );
+          return inboxId === undefined ? assigned : eb.or([eb('tasks.project_id', '=', inboxId), assigned]);
+        });
       }
       if (span.projectIds.length > 1) select = select.orderBy('tasks.project_id');
       for (const word of searchWords(query.q)) {
@@ -125,6 +129,12 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       if (query.due === 'week')
         select = select.where('tasks.due_date', '>=', today).where('tasks.due_date', '<=', localDate(6));
       if (query.due === 'none') select = select.where('tasks.due_date', 'is', null);
+      // The window widened by the days a due time can move between zones: the service keeps the
+      // tasks whose day in the caller's zone is in it (dueDayIn).
+      if (query.dueFrom !== undefined)
+        select = select.where('tasks.due_date', '>=', addDays(query.dueFrom, -ZONE_DAY_REACH));
+      if (query.dueTo !== undefined)
+        select = select.where('tasks.due_date', '<=', addDays(query.dueTo, ZONE_DAY_REACH));
       if (query.hasFiles !== undefined) {
         select = select.where((eb) => {
           const files = eb.exists(

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
-import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
+import { DEFAULT_TIME_ZONE, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
 import { PROJECTS_PATH } from '../../common/projects';
 import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
@@ -149,7 +149,42 @@ export function createTaskService({
           : undefined
         : [...memberships.keys()];
     if (!projectIds) throw projectNotFound();
-    return { projectIds, assigneeId: query.assignee === 'me' ? userId : undefined };
+    if (query.assignee !== 'me') return { projectIds };
+    // Everything of the caller's: their Inbox (they are its one member) and what is assigned to them.
+    const inboxId =
+      query.projectId === ALL_PROJECTS ? (await access.listScope(userId, undefined))?.projectId : undefined;
+    return { projectIds, assigneeId: userId, inboxId };
+  };
+
+  /**
+   * The rows read for a due window (dueFrom/dueTo, issue 23), narrowed to the tasks whose day in
+   * the caller's zone is in it: the query read a wider window (repository listFiltered).
+   */
+  const inDueWindow = async (userId: number, query: TaskListRouteQuery, rows: TaskRow[]) => {
+    if (query.dueFrom === undefined && query.dueTo === undefined) return rows;
+    const zone = await zoneOf(userId);
+    return rows.filter((row) => {
+      const day = dueDayIn(
+        { dueDate: row.due_date, dueTime: row.due_time, dueTimeZone: row.due_time_zone },
+        zone,
+      );
+      return (
+        day !== null &&
+        (query.dueFrom === undefined || day >= query.dueFrom) &&
+        (query.dueTo === undefined || day <= query.dueTo)
+      );
+    });
+  };
+
+  /** The filtered rows as a list body. */
+  const filteredList = async (
+    userId: number,
+    span: ListSpan,
+    archived: boolean,
+    query: TaskListRouteQuery,
+  ) => {
+    const rows = await inDueWindow(userId, query, await tasks.listFiltered(span, archived, query));
+    return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
   };
 
   /**
@@ -158,18 +193,15 @@ export function createTaskService({
    * the version are one query (the access module's listScope).
    */
   const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListBody> => {
-    const span = await spanOf(userId, query);
-    if (span) {
-      const rows = await tasks.listFiltered(span, archived, query);
-      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
+    if (query.dueFrom !== undefined && query.dueTo !== undefined && query.dueFrom > query.dueTo) {
+      throw badRequest(TASK_MESSAGES.dueWindowReversed);
     }
+    const span = await spanOf(userId, query);
+    if (span) return filteredList(userId, span, archived, query);
     const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
     const scope = await access.listScope(userId, projectId);
     if (!scope) throw projectNotFound();
-    if (isFiltered(query)) {
-      const rows = await tasks.listFiltered({ projectIds: [scope.projectId] }, archived, query);
-      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
-    }
+    if (isFiltered(query)) return filteredList(userId, { projectIds: [scope.projectId] }, archived, query);
     const key = `${scope.projectId}:${archived ? 'archived' : 'active'}:${query.view ?? 'full'}`;
     const cached = lists.get(key, scope.version);
     if (cached) return cached;
