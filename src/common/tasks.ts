@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DUE_TIME_PATTERN } from './due';
 import { idParam, idSchema } from './ids';
+import { LABEL_LIMITS, LABEL_MESSAGES, taskLabelSchema } from './labels';
 import { normalizeRecurrence, RECURRENCE_FROM } from './recurrence';
 import { VALIDATION } from './spec';
 
@@ -37,8 +38,21 @@ export const taskSchema = z.object({
   recurrence: z.string().nullable(),
   /** Where a recurring task's next date counts from: its due date, or the day it was completed. */
   recurrenceFrom: z.enum(RECURRENCE_FROM),
+  /** 1 (urgent) to 4 (none, the default), issue 23. */
+  priority: z.number().int().min(1).max(4),
+  /** Everyone's labels on the task (each person tags with their own), by name. */
+  labels: z.array(taskLabelSchema),
 });
 export type Task = z.infer<typeof taskSchema>;
+
+/** Priorities, most urgent first: 4 is none. */
+export const PRIORITIES = [1, 2, 3, 4] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const DEFAULT_PRIORITY: Priority = 4;
+
+/** The orders a list can be sorted in; `manual` is the list's own (drag and drop) order. */
+export const TASK_SORTS = ['manual', 'due', 'priority', 'created', 'title'] as const;
+export type TaskSort = (typeof TASK_SORTS)[number];
 
 /** The task query keys: each is also the URL a default query GETs (spec §7). */
 export const TASKS_PATH = '/api/tasks';
@@ -67,7 +81,24 @@ export const TASK_MESSAGES = {
   dueTimeNeedsDate: 'dueTime needs a dueDate',
   recurrenceNeedsDate: 'recurrence needs a dueDate',
   recurrenceFromInvalid: `recurrenceFrom must be one of ${RECURRENCE_FROM.join(', ')}`,
+  priorityInvalid: 'priority must be 1 (urgent), 2, 3 or 4 (none)',
+  priorityFilterInvalid: 'priority must list priorities from 1 to 4, separated by commas (priority=1,2)',
+  labelFilterInvalid: `label must name a label of ${LABEL_LIMITS.nameMin} to ${LABEL_LIMITS.nameMax} characters`,
+  labelFilterTooMany: `label may be given at most ${LABEL_LIMITS.perTask} times`,
 } as const;
+
+const prioritySchema = z
+  .number({ error: TASK_MESSAGES.priorityInvalid })
+  .int(TASK_MESSAGES.priorityInvalid)
+  .min(1, TASK_MESSAGES.priorityInvalid)
+  .max(4, TASK_MESSAGES.priorityInvalid)
+  .meta({ description: '1 (urgent), 2, 3, or 4 (none, the default).' });
+
+/** The caller's own labels to put on the task: they replace the caller's labels on it (others' stay). */
+const labelIdsSchema = z
+  .array(idSchema('labelIds'))
+  .max(LABEL_LIMITS.perTask, LABEL_MESSAGES.tooMany)
+  .meta({ uniqueItems: true });
 
 /** 'HH:MM', '' or null; out comes 'HH:MM' or null. */
 const dueTimeSchema = z
@@ -187,6 +218,8 @@ export const createTaskBodySchema = z
     dueTime: dueTimeSchema.optional().transform((v) => v ?? null),
     recurrence: recurrenceSchema.optional().transform((v) => v ?? null),
     recurrenceFrom: recurrenceFromSchema.optional(),
+    priority: prioritySchema.optional(),
+    labelIds: labelIdsSchema.optional(),
   })
   // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
   // those to the output side of a schema that transforms.
@@ -222,6 +255,9 @@ export const updateTaskBodySchema = z.strictObject({
   dueTime: dueTimeSchema.optional(),
   recurrence: recurrenceSchema.optional(),
   recurrenceFrom: recurrenceFromSchema.optional(),
+  priority: prioritySchema.optional(),
+  /** Replaces the caller's own labels on the task; other people's labels on it stay. */
+  labelIds: labelIdsSchema.optional(),
 });
 export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
 export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
@@ -300,6 +336,32 @@ export const taskListQuerySchema = z.object({
   ),
   /** `assignee=me`: only the tasks assigned to the caller, in any project they can see. */
   assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
+  /** `priority=1,2`: tasks of any of these priorities (issue 23). */
+  priority: optionalParam(
+    z
+      .string({ error: TASK_MESSAGES.priorityFilterInvalid })
+      .regex(/^[1-4](,[1-4]){0,3}$/, TASK_MESSAGES.priorityFilterInvalid)
+      .transform((value) => [...new Set(value.split(',').map(Number))].sort()),
+  ),
+  /** `label=work&label=home`: tasks carrying a label of each name (anyone's, case aside). */
+  label: z.preprocess(
+    (value) => {
+      const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== undefined && v !== '');
+      return list.length > 0 ? list : undefined;
+    },
+    z
+      .array(
+        z
+          .string({ error: TASK_MESSAGES.labelFilterInvalid })
+          .trim()
+          .min(LABEL_LIMITS.nameMin, TASK_MESSAGES.labelFilterInvalid)
+          .max(LABEL_LIMITS.nameMax, TASK_MESSAGES.labelFilterInvalid),
+      )
+      .max(LABEL_LIMITS.perTask, TASK_MESSAGES.labelFilterTooMany)
+      .optional(),
+  ),
+  /** The list's order: `manual` (the default) is the list's own. */
+  sort: optionalParam(z.enum(TASK_SORTS, { error: `sort must be one of ${TASK_SORTS.join(', ')}` })),
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 
@@ -322,4 +384,7 @@ export const isFiltered = (query: TaskListQuery): boolean =>
   Boolean(query.q?.trim()) ||
   query.due !== undefined ||
   query.hasFiles !== undefined ||
-  query.agentId !== undefined;
+  query.agentId !== undefined ||
+  query.priority !== undefined ||
+  query.label !== undefined ||
+  (query.sort !== undefined && query.sort !== 'manual');

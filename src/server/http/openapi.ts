@@ -74,6 +74,7 @@ const TAGS: Array<{ name: string; description: string }> = [
     description: 'Your Inbox and the projects you share, their members and roles.',
   },
   { name: 'Checklists', description: 'The steps of a task.' },
+  { name: 'Labels', description: 'Your labels (on tasks, seen by all who see the task) and saved filters.' },
   {
     name: 'Comments',
     description: 'The conversation on a task: Markdown, with mentions of project members.',

@@ -24,6 +24,8 @@ export interface NewTaskWithChecklist {
   dueTimeZone?: string | null;
   recurrence?: string | null;
   recurrenceFrom?: 'due' | 'completion';
+  /** 1 (urgent) to 4 (none, when absent). */
+  priority?: number;
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
@@ -70,6 +72,7 @@ export async function insertTasksOnTop(
             due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
             recurrence: task.dueDate ? (task.recurrence ?? null) : null,
             recurrence_from: task.recurrenceFrom ?? 'due',
+            priority: task.priority ?? 4,
             completed: done,
             archived: done,
             archived_at: done ? (task.archivedAt ?? now) : null,
