@@ -63,7 +63,7 @@ export type CreateLabelBody = z.infer<typeof createLabelBodySchema>;
 export const updateLabelBodySchema = z
   .strictObject({ name: labelName.optional(), color: labelColor.optional() })
   .refine((v) => v.name !== undefined || v.color !== undefined, LABEL_MESSAGES.nothingToChange)
-  .meta({ minProperties: 1 });
+  .meta({ minProperties: 1, example: { name: 'Errands', color: 'green' } });
 export type UpdateLabelBody = z.infer<typeof updateLabelBodySchema>;
 
 export const labelIdParamsSchema = z.object({ id: idParam() });
@@ -101,5 +101,5 @@ export type CreateFilterBody = z.infer<typeof createFilterBodySchema>;
 export const updateFilterBodySchema = z
   .strictObject({ name: filterName.optional(), query: filterQuery.optional() })
   .refine((v) => v.name !== undefined || v.query !== undefined, LABEL_MESSAGES.filterNothingToChange)
-  .meta({ minProperties: 1 });
+  .meta({ minProperties: 1, example: { name: 'Urgent', query: 'priority=1&sort=due' } });
 export type UpdateFilterBody = z.infer<typeof updateFilterBodySchema>;

@@ -4,6 +4,7 @@ import {
   ArchiveIcon,
   BotIcon,
   CircleHelpIcon,
+  FilterIcon,
   FolderInputIcon,
   FolderPlusIcon,
   InboxIcon,
@@ -25,6 +26,9 @@ import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { signOut } from '../auth/api';
+import { useSavedFilters } from '../labels/api';
+import { LABEL_COPY } from '../labels/copy';
+import { savedFilterHref } from '../labels/saved-filters';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
 import { canChangeTasks, useProjects } from '../projects/api';
@@ -93,6 +97,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   const list = shownList(screen);
   const { data: tasks } = useActiveTasks(list.scope);
   const { data: projects } = useProjects();
+  const { data: savedFilters } = useSavedFilters();
   const openAddTask = useOpenAddTask();
   const moveTask = useMoveTask();
   const queryClient = useQueryClient();
@@ -355,6 +360,21 @@ export function CommandPalette({ open }: { open: boolean }) {
                 {projects && projects.length > 0 && (
                   <Command.Group heading={PROJECT_COPY.projects} className={groupClasses}>
                     {projects.map((project) => projectItem(project, () => choose(goTo(project)), 'Go to '))}
+                  </Command.Group>
+                )}
+                {savedFilters && savedFilters.length > 0 && (
+                  <Command.Group heading={LABEL_COPY.savedFilters} className={groupClasses}>
+                    {savedFilters.map((filter) => (
+                      <Command.Item
+                        key={filter.id}
+                        value={`${LABEL_COPY.goToFilter(filter.name)} #${filter.id}`}
+                        onSelect={() => choose(() => navigate(savedFilterHref(filter.query)))}
+                        className={itemClasses}
+                      >
+                        <FilterIcon aria-hidden />
+                        <span className="flex-1 truncate">{LABEL_COPY.goToFilter(filter.name)}</span>
+                      </Command.Item>
+                    ))}
                   </Command.Group>
                 )}
                 {matches.length > 0 && (

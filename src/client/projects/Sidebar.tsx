@@ -5,6 +5,7 @@ import { Link } from 'wouter';
 import { counted } from '../../common/plural';
 import type { Project } from '../../common/projects';
 import { projectHref, SCREEN_PATHS, useScreen } from '../app/screens';
+import { SavedFilters } from '../labels/SavedFilters';
 import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
@@ -139,6 +140,8 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
           {PROJECT_COPY.newProject}
         </Button>
       </section>
+
+      <SavedFilters onNavigate={onNavigate} />
 
       {archived.length > 0 && (
         <ArchivedProjects

@@ -85,8 +85,11 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'assignee',
       'due',
       'hasFiles',
+      'label',
+      'priority',
       'projectId',
       'q',
+      'sort',
     ]);
     expect(schema('list_tasks').properties?.due).toMatchObject({
       enum: ['overdue', 'today', 'week', 'none'],
@@ -98,6 +101,8 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'description',
       'dueDate',
       'dueTime',
+      'labelIds',
+      'priority',
       'projectId',
       'recurrence',
       'recurrenceFrom',
