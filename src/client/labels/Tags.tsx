@@ -22,7 +22,7 @@ export function PriorityFlag({ priority }: { priority: number }) {
     <Badge variant="outline" className={cn('font-medium', PRIORITY_STYLES[p])} title={PRIORITY_TEXT[p].long}>
       <FlagIcon aria-hidden />
       <span className="sr-only">Priority </span>
-      {PRIORITY_TEXT[p].short}
+      <span>{PRIORITY_TEXT[p].short}</span>
     </Badge>
   );
 }
