@@ -1,13 +1,12 @@
 import { FilterIcon, XIcon } from 'lucide-react';
 import { Link, useLocation, useSearch } from 'wouter';
+import { cn } from '../lib/cn';
+import { SIDEBAR_LINK_CLASSES } from '../projects/sidebar-styles';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteSavedFilter, useSavedFilters } from './api';
 import { LABEL_COPY } from './copy';
 import { savedFilterHref } from './saved-filters';
-
-const linkClasses =
-  'flex min-h-9 min-w-0 flex-1 items-center gap-2.5 rounded-md px-2 py-1.5 text-sm outline-none transition-colors hover:bg-accent/70 hover:text-accent-foreground focus-visible:ring-2 focus-visible:ring-ring aria-[current=page]:bg-accent aria-[current=page]:font-medium aria-[current=page]:text-accent-foreground';
 
 /** The sidebar's saved filters (issue 23): each opens its list with its filter; nothing shows without any. */
 export function SavedFilters({ onNavigate }: { onNavigate?: () => void }) {
@@ -31,7 +30,7 @@ export function SavedFilters({ onNavigate }: { onNavigate?: () => void }) {
                 href={href}
                 aria-current={href === here ? 'page' : undefined}
                 onClick={onNavigate}
-                className={linkClasses}
+                className={cn(SIDEBAR_LINK_CLASSES, 'min-w-0 flex-1')}
               >
                 <FilterIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />
                 <span className="min-w-0 flex-1 truncate">{filter.name}</span>

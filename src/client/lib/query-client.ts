@@ -1,21 +1,13 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
 import { apiRequest, errorStatus } from './api';
 import { whenReconnected } from './connection';
+import { searchParams } from './search-params';
 import { getSession, subscribeSession } from './session';
 
 /**
  * GETs the query key's first element (a URL) and parses the JSON answer (spec §7, §8). A second
  * element, when there is one, holds query parameters (a filtered task list).
  */
-/** A query key's parameters as a query string: a list is a parameter given once per value (`label=a&label=b`). */
-export function searchParams(params: Record<string, string | readonly string[]>): URLSearchParams {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) {
-    for (const one of typeof value === 'string' ? [value] : value) query.append(key, one);
-  }
-  return query;
-}
-
 export function getQueryFn<T>({ on401 }: { on401: 'returnNull' | 'throw' }): QueryFunction<T | null> {
   return async ({ queryKey, signal }) => {
     const [url, params] = queryKey;

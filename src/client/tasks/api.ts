@@ -19,7 +19,7 @@ import {
   type UpdateTaskBody,
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
-import { searchParams } from '../lib/query-client';
+import { searchParams } from '../lib/search-params';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
 

@@ -8,6 +8,7 @@ import {
   TASK_SORTS,
   type TaskSort,
 } from '../../common/tasks';
+import { searchParams } from '../lib/search-params';
 
 /**
  * The list filter of issue 13, kept in the address (`/?q=rent&due=overdue`) so a reload or a
@@ -79,13 +80,8 @@ export function filterParams(filter: TaskFilter): Record<string, string | string
 }
 
 /** The filter as the query part of an address (no '?'): what a saved filter holds. */
-export function filterQuery(filter: TaskFilter): string {
-  const query = new URLSearchParams();
-  for (const [key, value] of Object.entries(filterParams(filter) ?? {})) {
-    for (const one of typeof value === 'string' ? [value] : value) query.append(key, one);
-  }
-  return query.toString();
-}
+export const filterQuery = (filter: TaskFilter): string =>
+  searchParams(filterParams(filter) ?? {}).toString();
 
 /** The current page's filter and a way to change it (the address is replaced, not pushed). */
 export function useTaskFilter() {

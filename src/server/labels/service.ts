@@ -14,7 +14,7 @@ import {
 import type { ProjectColor } from '../../common/projects';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH, taskListQuerySchema } from '../../common/tasks';
 import type { Database, LabelRow, SavedFilterRow } from '../db/schema';
-import { nowIso, toIso } from '../db/values';
+import { isUniqueViolation, nowIso, toIso } from '../db/values';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
@@ -38,11 +38,6 @@ const toFilter = (row: SavedFilterRow): SavedFilter => ({
   query: row.query,
   createdAt: toIso(row.created_at),
 });
-
-const isUniqueViolation = (error: unknown): boolean => {
-  const code = (error as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
-};
 
 const LIST_PARAMETERS = new Set(Object.keys(taskListQuerySchema.shape));
 
