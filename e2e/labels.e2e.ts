@@ -202,6 +202,18 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
       await page.getByRole('option', { name: LABEL_COPY.goToFilter('Urgent work') }).click();
       await expect.poll(() => new URL(page.url()).search).toBe('?priority=1&label=work&sort=title');
       await card(page, 'Read memo').waitFor({ state: 'detached' });
+
+      // A label in the sidebar narrows the list shown to its tasks; deleting it takes it off them.
+      await page.goto('/');
+      await card(page, 'Tidy desk').waitFor();
+      await sidebar.getByRole('link', { name: 'work', exact: true }).click();
+      await expect.poll(() => new URL(page.url()).search).toBe('?label=work');
+      await card(page, 'Tidy desk').waitFor({ state: 'detached' });
+      await card(page, 'Read memo').waitFor();
+      await sidebar.getByRole('button', { name: LABEL_COPY.deleteLabel('work') }).click();
+      await sidebar.getByRole('link', { name: 'work', exact: true }).waitFor({ state: 'detached' });
+      await card(page, 'Read memo').waitFor({ state: 'detached' });
+      expect((await apiFromPage<Task[]>(page, 'GET', '/api/tasks')).flatMap((t) => t.labels)).toEqual([]);
     },
     budget(60_000),
   );

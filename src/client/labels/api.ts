@@ -6,9 +6,11 @@ import {
   filterPath,
   LABELS_PATH,
   type Label,
+  labelPath,
   type SavedFilter,
 } from '../../common/labels';
 import { apiRequest } from '../lib/api';
+import { invalidateTask } from '../tasks/api';
 
 /** Query keys are the URLs they GET; the server's live events name them when they change. */
 export const labelsKey = [LABELS_PATH] as const;
@@ -33,6 +35,22 @@ export function useCreateLabel() {
     onSuccess: (label) => {
       addTo(queryClient, labelsKey, label);
       void queryClient.invalidateQueries({ queryKey: labelsKey });
+    },
+  });
+}
+
+/** DELETE /api/labels/{id}: it leaves every task, so the lists are read again. */
+export function useDeleteLabel() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: number) => {
+      await apiRequest('DELETE', labelPath(id));
+      return id;
+    },
+    onSuccess: (id) => {
+      queryClient.setQueryData<Label[]>(labelsKey, (list) => list?.filter((l) => l.id !== id));
+      void queryClient.invalidateQueries({ queryKey: labelsKey });
+      void invalidateTask(queryClient);
     },
   });
 }

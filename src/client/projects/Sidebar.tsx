@@ -5,7 +5,7 @@ import { Link } from 'wouter';
 import { counted } from '../../common/plural';
 import type { Project } from '../../common/projects';
 import { projectHref, SCREEN_PATHS, useScreen } from '../app/screens';
-import { SavedFilters } from '../labels/SavedFilters';
+import { SavedFilters, SidebarLabels } from '../labels/SidebarLists';
 import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
@@ -140,6 +140,7 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
       </section>
 
       <SavedFilters onNavigate={onNavigate} />
+      <SidebarLabels onNavigate={onNavigate} />
 
       {archived.length > 0 && (
         <ArchivedProjects
