@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LABEL_MESSAGES, type Label, type SavedFilter } from '../../common/labels';
 import type { Task } from '../../common/tasks';
 import { ACCESS_MESSAGES } from '../access';
@@ -127,6 +127,8 @@ describe.each(testDialects)('priorities, labels and saved filters on %s', (diale
     expect(await message(bob.request('POST', '/api/tasks', { title: 'New', labelIds: [label.id] }))).toBe(
       LABEL_MESSAGES.notYours(label.id),
     );
+    // Nothing half-written: no task was made.
+    expect(await titles(bob, '/api/tasks')).toEqual(['Bob’s']);
   });
 
   it('a task takes a priority (4 by default) and labels, on create and on change', async () => {
@@ -239,6 +241,19 @@ describe.each(testDialects)('priorities, labels and saved filters on %s', (diale
     // Bob's labels of the same name are not on Alice's tasks, and her tasks are not his.
     await createLabel(bob, 'work');
     expect(await titles(bob, '/api/tasks?label=work')).toEqual([]);
+  });
+
+  it("tells the person's open browsers when their labels and filters change, and the projects' members when a label on their tasks does", async () => {
+    const publish = vi.spyOn(t.ctx.live, 'publish');
+    const label = await createLabel(alice, 'live');
+    expect(publish).toHaveBeenCalledWith(alice.user.id, ['/api/labels']);
+    await createTask(alice, { title: 'Tagged', labelIds: [label.id] });
+    publish.mockClear();
+    await ok(alice.request('PATCH', `/api/labels/${label.id}`, { color: 'pink' }));
+    expect(publish).toHaveBeenCalledWith(alice.user.id, ['/api/labels']);
+    expect(publish.mock.calls.some(([, keys]) => keys.includes('/api/tasks'))).toBe(true);
+    await ok(alice.request('POST', '/api/filters', { name: 'Mine', query: 'label=live' }), 201);
+    expect(publish).toHaveBeenCalledWith(alice.user.id, ['/api/filters']);
   });
 
   it('sorts by manual order, due date, priority, creation and title', async () => {
