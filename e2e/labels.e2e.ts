@@ -178,7 +178,7 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
       await card(page, 'Ship it').waitFor();
       await page.getByRole('button', { name: LABEL_COPY.saveFilter }).click();
       const dialog = page.getByRole('dialog', { name: LABEL_COPY.saveFilter });
-      await dialog.getByRole('textbox', { name: LABEL_COPY.filterName }).fill('Urgent work');
+      await dialog.getByRole('textbox', { name: LABEL_COPY.name }).fill('Urgent work');
       await page.keyboard.press('Enter');
       await dialog.waitFor({ state: 'detached' });
       expect(await apiFromPage<SavedFilter[]>(page, 'GET', '/api/filters')).toMatchObject([
@@ -267,6 +267,21 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
           const sidebar = page.getByRole('navigation', { name: PROJECT_COPY.navigation });
           await sidebar.getByRole('link', { name: 'Urgent' }).waitFor();
           await expectAccessible(page, `sidebar with saved filters [${label}]`);
+          // Rename and recolour a label from the sidebar: every card shows it.
+          await sidebar.getByRole('button', { name: LABEL_COPY.editLabel('red') }).click();
+          const edit = page.getByRole('dialog', { name: LABEL_COPY.editLabelTitle });
+          await edit.getByRole('textbox', { name: LABEL_COPY.name }).fill('crimson');
+          await edit.getByRole('radio', { name: 'Pink' }).check();
+          await expectAccessible(page, `edit label dialog [${label}]`);
+          await page.keyboard.press('Enter');
+          await edit.waitFor({ state: 'detached' });
+          await expect
+            .poll(async () =>
+              (await apiFromPage<Label[]>(page, 'GET', '/api/labels')).map((l) => [l.name, l.color]),
+            )
+            .toContainEqual(['crimson', 'pink']);
+          if (phone) await page.keyboard.press('Escape');
+          await card(page, 'Task P1').getByText('crimson').waitFor();
         },
         budget(60_000),
       );

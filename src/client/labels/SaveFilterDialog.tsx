@@ -54,7 +54,7 @@ export function SaveFilterDialog({ open, onOpenChange, query }: ControlledDialog
         </DialogHeader>
         <form onSubmit={(event) => void onSubmit(event)} noValidate className="grid gap-4">
           <FormAlert>{error}</FormAlert>
-          <FormField label={LABEL_COPY.filterName}>
+          <FormField label={LABEL_COPY.name}>
             <Input
               name="name"
               autoComplete="off"

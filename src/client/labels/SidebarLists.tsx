@@ -1,6 +1,7 @@
-import { FilterIcon, XIcon } from 'lucide-react';
-import type { ReactNode } from 'react';
+import { FilterIcon, PencilIcon, XIcon } from 'lucide-react';
+import { type ReactNode, useState } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
+import type { Label } from '../../common/labels';
 import { cn } from '../lib/cn';
 import { ProjectDot } from '../projects/ProjectDot';
 import { SIDEBAR_LINK_CLASSES } from '../projects/sidebar-styles';
@@ -8,6 +9,7 @@ import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useDeleteLabel, useDeleteSavedFilter, useLabels, useSavedFilters } from './api';
 import { LABEL_COPY } from './copy';
+import { EditLabelDialog } from './EditLabelDialog';
 import { savedFilterHref } from './saved-filters';
 
 type Entry = { id: number; href: string; name: string; icon: ReactNode };
@@ -20,6 +22,8 @@ function SidebarLinks({
   onDelete,
   deleting,
   deleteLabel,
+  onEdit,
+  editLabel,
   onNavigate,
 }: {
   id: string;
@@ -28,6 +32,9 @@ function SidebarLinks({
   onDelete: (id: number) => void;
   deleting: boolean;
   deleteLabel: (name: string) => string;
+  /** A button that edits what a link names, when there is one. */
+  onEdit?: (id: number) => void;
+  editLabel?: (name: string) => string;
   onNavigate?: () => void;
 }) {
   const [location] = useLocation();
@@ -51,6 +58,17 @@ function SidebarLinks({
               {entry.icon}
               <span className="min-w-0 flex-1 truncate">{entry.name}</span>
             </Link>
+            {onEdit && editLabel && (
+              <Button
+                variant="ghost"
+                size="icon"
+                aria-label={editLabel(entry.name)}
+                onClick={() => onEdit(entry.id)}
+                className="size-8 shrink-0 text-muted-foreground"
+              >
+                <PencilIcon aria-hidden />
+              </Button>
+            )}
             <Button
               variant="ghost"
               size="icon"
@@ -100,25 +118,31 @@ export function SidebarLabels({ onNavigate }: { onNavigate?: () => void }) {
   const { data: labels } = useLabels();
   const remove = useDeleteLabel();
   const [location] = useLocation();
+  const [editing, setEditing] = useState<Label | null>(null);
   return (
-    <SidebarLinks
-      id="sidebar-labels"
-      heading={LABEL_COPY.labels}
-      entries={(labels ?? []).map((label) => ({
-        id: label.id,
-        href: `${location}?${new URLSearchParams({ label: label.name })}`,
-        name: label.name,
-        icon: <ProjectDot color={label.color} className="mx-0.5" />,
-      }))}
-      deleting={remove.isPending}
-      deleteLabel={LABEL_COPY.deleteLabel}
-      onDelete={(id) =>
-        remove.mutate(id, {
-          onSuccess: () => successToast(LABEL_COPY.labelDeleted),
-          onError: () => errorToast(LABEL_COPY.deleteLabelFailed),
-        })
-      }
-      onNavigate={onNavigate}
-    />
+    <>
+      <SidebarLinks
+        id="sidebar-labels"
+        heading={LABEL_COPY.labels}
+        entries={(labels ?? []).map((label) => ({
+          id: label.id,
+          href: `${location}?${new URLSearchParams({ label: label.name })}`,
+          name: label.name,
+          icon: <ProjectDot color={label.color} className="mx-0.5" />,
+        }))}
+        deleting={remove.isPending}
+        deleteLabel={LABEL_COPY.deleteLabel}
+        onDelete={(id) =>
+          remove.mutate(id, {
+            onSuccess: () => successToast(LABEL_COPY.labelDeleted),
+            onError: () => errorToast(LABEL_COPY.deleteLabelFailed),
+          })
+        }
+        editLabel={LABEL_COPY.editLabel}
+        onEdit={(id) => setEditing(labels?.find((label) => label.id === id) ?? null)}
+        onNavigate={onNavigate}
+      />
+      <EditLabelDialog label={editing} onClose={() => setEditing(null)} />
+    </>
   );
 }

@@ -8,6 +8,7 @@ import {
   type Label,
   labelPath,
   type SavedFilter,
+  type UpdateLabelBody,
 } from '../../common/labels';
 import { apiRequest } from '../lib/api';
 import { invalidateTask } from '../tasks/api';
@@ -35,6 +36,20 @@ export function useCreateLabel() {
     onSuccess: (label) => {
       addTo(queryClient, labelsKey, label);
       void queryClient.invalidateQueries({ queryKey: labelsKey });
+    },
+  });
+}
+
+/** PATCH /api/labels/{id}: its tasks show the new name or colour, so the lists are read again. */
+export function useUpdateLabel() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ id, body }: { id: number; body: UpdateLabelBody }) =>
+      (await (await apiRequest('PATCH', labelPath(id), body)).json()) as Label,
+    onSuccess: (label) => {
+      addTo(queryClient, labelsKey, label);
+      void queryClient.invalidateQueries({ queryKey: labelsKey });
+      void invalidateTask(queryClient);
     },
   });
 }
