@@ -6,6 +6,7 @@ import {
   CalendarDaysIcon,
   CalendarRangeIcon,
   CircleHelpIcon,
+  FilterIcon,
   FolderInputIcon,
   FolderPlusIcon,
   InboxIcon,
@@ -27,6 +28,9 @@ import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { signOut } from '../auth/api';
+import { useSavedFilters } from '../labels/api';
+import { LABEL_COPY } from '../labels/copy';
+import { savedFilterHref } from '../labels/saved-filters';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
 import { canChangeTasks, useProjects } from '../projects/api';
@@ -96,6 +100,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   const list = shownList(screen);
   const { data: tasks } = useActiveTasks(list.scope);
   const { data: projects } = useProjects();
+  const { data: savedFilters } = useSavedFilters();
   const openAddTask = useOpenAddTask();
   const moveTask = useMoveTask();
   const queryClient = useQueryClient();
@@ -393,6 +398,21 @@ export function CommandPalette({ open }: { open: boolean }) {
                 {projects && projects.length > 0 && (
                   <Command.Group heading={PROJECT_COPY.projects} className={groupClasses}>
                     {projects.map((project) => projectItem(project, () => choose(goTo(project)), 'Go to '))}
+                  </Command.Group>
+                )}
+                {savedFilters && savedFilters.length > 0 && (
+                  <Command.Group heading={LABEL_COPY.savedFilters} className={groupClasses}>
+                    {savedFilters.map((filter) => (
+                      <Command.Item
+                        key={filter.id}
+                        value={`${LABEL_COPY.goToFilter(filter.name)} #${filter.id}`}
+                        onSelect={() => choose(() => navigate(savedFilterHref(filter.query)))}
+                        className={itemClasses}
+                      >
+                        <FilterIcon aria-hidden />
+                        <span className="flex-1 truncate">{LABEL_COPY.goToFilter(filter.name)}</span>
+                      </Command.Item>
+                    ))}
                   </Command.Group>
                 )}
                 {matches.length > 0 && (

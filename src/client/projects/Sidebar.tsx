@@ -13,6 +13,7 @@ import { Link } from 'wouter';
 import { counted } from '../../common/plural';
 import type { Project } from '../../common/projects';
 import { projectHref, SCREEN_PATHS, useScreen } from '../app/screens';
+import { SavedFilters, SidebarLabels } from '../labels/SidebarLists';
 import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
@@ -23,6 +24,7 @@ import { canChangeTasks, useProjects } from './api';
 import { PROJECT_COPY } from './copy';
 import { ProjectDot } from './ProjectDot';
 import { ProjectsLoadError } from './ProjectsLoadError';
+import { SIDEBAR_LINK_CLASSES } from './sidebar-styles';
 
 type SidebarProps = {
   /**
@@ -34,9 +36,6 @@ type SidebarProps = {
   onNavigate?: () => void;
   onNewProject: () => void;
 };
-
-const linkClasses =
-  'flex min-h-9 items-center gap-2.5 rounded-md px-2 py-1.5 text-sm outline-none transition-colors hover:bg-accent/70 hover:text-accent-foreground focus-visible:ring-2 focus-visible:ring-ring aria-[current=page]:bg-accent aria-[current=page]:font-medium aria-[current=page]:text-accent-foreground';
 
 type ItemProps = {
   href: string;
@@ -63,7 +62,7 @@ function SidebarItem({ href, current, icon, label, count, dropProjectId, onNavig
         // Named 'Garden, 2 tasks': the count is a number on screen, in words to a screen reader.
         aria-label={count === undefined ? undefined : `${label}, ${counted(count, 'task', 'tasks')}`}
         onClick={onNavigate}
-        className={linkClasses}
+        className={SIDEBAR_LINK_CLASSES}
       >
         {icon}
         <span className="min-w-0 flex-1 truncate">{label}</span>
@@ -176,6 +175,9 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
           {PROJECT_COPY.newProject}
         </Button>
       </section>
+
+      <SavedFilters onNavigate={onNavigate} />
+      <SidebarLabels onNavigate={onNavigate} />
 
       {archived.length > 0 && (
         <ArchivedProjects

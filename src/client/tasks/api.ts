@@ -20,6 +20,7 @@ import {
   type UpdateTaskBody,
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
+import { searchParams } from '../lib/search-params';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
 
@@ -30,7 +31,7 @@ export const taskKey = (id: number) => [taskPath(id)] as const;
 
 export type TaskUpdates = UpdateTaskBody;
 export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'> &
-  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom'>>;
+  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'priority' | 'labelIds'>>;
 
 /** A reminder to add to a task (issue 22): an ISO instant, or minutes before its due date-time. */
 export type NewReminder = { at: string } | { relativeMinutes: number };
@@ -85,8 +86,8 @@ export const listKey = (path: string, scope: TaskScope, filter?: TaskFilter) => 
  * that reaches the list reaches it.
  */
 async function fetchSummaries({ queryKey, signal }: { queryKey: readonly unknown[]; signal: AbortSignal }) {
-  const [url, params] = queryKey as [string, Record<string, string> | undefined];
-  const query = new URLSearchParams({ ...params, view: 'summary' });
+  const [url, params] = queryKey as [string, Record<string, string | string[]> | undefined];
+  const query = searchParams({ ...params, view: 'summary' });
   return (await (await apiRequest('GET', `${url}?${query}`, undefined, { signal })).json()) as TaskSummary[];
 }
 

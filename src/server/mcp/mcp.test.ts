@@ -88,8 +88,11 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'dueFrom',
       'dueTo',
       'hasFiles',
+      'label',
+      'priority',
       'projectId',
       'q',
+      'sort',
     ]);
     expect(schema('list_tasks').properties?.due).toMatchObject({
       enum: ['overdue', 'today', 'week', 'none'],
@@ -101,6 +104,8 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'description',
       'dueDate',
       'dueTime',
+      'labelIds',
+      'priority',
       'projectId',
       'recurrence',
       'recurrenceFrom',
