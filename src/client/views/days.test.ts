@@ -27,17 +27,26 @@ describe('the days of Today, Upcoming and the calendar', () => {
     expect(shiftMonth('2026-01', -1)).toBe('2025-12');
   });
 
-  it('orders Today by day, then timed tasks by time before the others, then list order', () => {
-    const task = (id: number, dueDate: string, dueTime: string | null, position: number) =>
-      ({ id, dueDate, dueTime, dueTimeZone: dueTime ? 'Europe/Berlin' : null, position }) as TaskSummary;
+  it('orders Today by day, then timed tasks by time before the others, then priority, then list order', () => {
+    const task = (id: number, dueDate: string, dueTime: string | null, position: number, priority = 4) =>
+      ({
+        id,
+        dueDate,
+        dueTime,
+        dueTimeZone: dueTime ? 'Europe/Berlin' : null,
+        position,
+        priority,
+      }) as TaskSummary;
     const tasks = [
       task(1, '2026-12-01', null, 5),
       task(2, '2026-12-01', '18:00', 9),
       task(3, '2026-11-30', null, 0),
       task(4, '2026-12-01', '09:00', 9),
       task(5, '2026-12-01', null, 2),
+      task(6, '2026-12-01', null, 7, 1),
+      task(7, '2026-12-01', '18:00', 10, 2),
     ];
-    expect([...tasks].sort(compareToday('Europe/Berlin')).map((t) => t.id)).toEqual([3, 4, 2, 5, 1]);
+    expect([...tasks].sort(compareToday('Europe/Berlin')).map((t) => t.id)).toEqual([3, 4, 7, 2, 6, 5, 1]);
   });
 
   it("moves the calendar's focused day as the APG date grid does", () => {
