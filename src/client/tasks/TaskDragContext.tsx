@@ -17,7 +17,9 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
   const onDragEnd = useCallback(
     (result: DropResult) => {
       const projectId = stopDragTracking();
-      const project = projects?.find((candidate) => candidate.id === projectId);
+      // Only a card goes to a project; a board's column (issue 23) is a type of its own.
+      const project =
+        result.type === 'DEFAULT' ? projects?.find((candidate) => candidate.id === projectId) : undefined;
       if (project) void move(Number(result.draggableId), { id: project.id, name: projectName(project) });
       else dropInList(result);
       activeList()?.thaw();

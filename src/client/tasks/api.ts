@@ -29,7 +29,7 @@ export const taskKey = (id: number) => [taskPath(id)] as const;
 
 export type TaskUpdates = UpdateTaskBody;
 export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'> &
-  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom'>>;
+  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'sectionId'>>;
 
 /** A reminder to add to a task (issue 22): an ISO instant, or minutes before its due date-time. */
 export type NewReminder = { at: string } | { relativeMinutes: number };

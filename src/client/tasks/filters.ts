@@ -1,6 +1,7 @@
 import { useCallback, useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { DUE_FILTERS, type DueFilter } from '../../common/tasks';
+import { VIEW_PARAM } from '../sections/view';
 
 /**
  * The list filter of issue 13, kept in the address (`/?q=rent&due=overdue`) so a reload or a
@@ -47,6 +48,9 @@ export function useTaskFilter() {
     (next: TaskFilter) => {
       // The raw query is kept as typed (spaces included), so the field does not fight the person.
       const params = new URLSearchParams();
+      // The view (issue 23: ?view=board) is not the filter's: it stays.
+      const view = new URLSearchParams(window.location.search).get(VIEW_PARAM);
+      if (view) params.set(VIEW_PARAM, view);
       if (next.q) params.set('q', next.q);
       for (const [key, value] of Object.entries(filterParams({ ...next, q: undefined }) ?? {})) {
         params.set(key, value);

@@ -1,0 +1,150 @@
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { projectSectionsPath, type Section, sectionMovePath, sectionPath } from '../../common/sections';
+import { TASKS_PATH, type TaskSummary, taskMovePath } from '../../common/tasks';
+import { apiRequest } from '../lib/api';
+import { useProjects } from '../projects/api';
+import { invalidateTask, isActive, listKey, type TaskScope, tasksKey } from '../tasks/api';
+
+/**
+ * The browser's side of sections (issue 23). The query key is the URL the server's live events
+ * name when a project's sections change (`projectSectionsPath`), so another browser's change shows.
+ */
+export const sectionsKey = (projectId: number) => [projectSectionsPath(projectId)] as const;
+
+/** The project whose sections a list of `scope` groups by: the Inbox's own, a project's; none across projects. */
+export function useScopeProjectId(scope: TaskScope): number | undefined {
+  const inboxId = useProjects().data?.find((project) => project.inbox)?.id;
+  if (scope.kind === 'project') return scope.projectId;
+  return scope.kind === 'inbox' ? inboxId : undefined;
+}
+
+const NO_SECTIONS: Section[] = [];
+
+/** A project's sections in their order; none while they load, and none for a list across projects. */
+export function useSections(projectId: number | undefined): Section[] {
+  const { data } = useQuery<Section[]>({
+    queryKey: sectionsKey(projectId ?? 0),
+    enabled: projectId !== undefined,
+  });
+  return (projectId !== undefined && data) || NO_SECTIONS;
+}
+
+/** One group of tasks: a section's, or the tasks in none (`section` null). */
+export type SectionGroup = { section: Section | null; tasks: TaskSummary[] };
+
+/**
+ * The tasks grouped as the list and the board show them (decision 039): 'No section' first, then each
+ * section in its order; within a group, the list's own order. A task naming a section not (yet)
+ * known is shown in none.
+ */
+export function groupBySection(tasks: readonly TaskSummary[], sections: readonly Section[]): SectionGroup[] {
+  const groups = new Map<number | null, SectionGroup>([[null, { section: null, tasks: [] }]]);
+  for (const section of sections) groups.set(section.id, { section, tasks: [] });
+  for (const task of tasks) (groups.get(task.sectionId) ?? groups.get(null)!).tasks.push(task);
+  return [...groups.values()];
+}
+
+/** Where a task goes: into a section (null: none), just after `afterId` there (null: on top). */
+export type TaskPlace = { sectionId: number | null; afterId: number | null };
+
+/** The list `tasks` with task `id` taken out and put at `place` (the order a move leaves). */
+export function placeTask(tasks: readonly TaskSummary[], id: number, place: TaskPlace): TaskSummary[] {
+  const moved = tasks.find((task) => task.id === id);
+  if (!moved) return [...tasks];
+  const rest = tasks.filter((task) => task.id !== id);
+  const updated = { ...moved, sectionId: place.sectionId };
+  let at: number;
+  if (place.afterId !== null) at = rest.findIndex((task) => task.id === place.afterId) + 1;
+  else {
+    const first = rest.findIndex((task) => task.sectionId === place.sectionId && isActive(task));
+    at = first === -1 ? rest.length : first;
+  }
+  rest.splice(at, 0, updated);
+  return rest;
+}
+
+/**
+ * Moves one task within or between sections (`POST /api/tasks/{id}/move {afterId, sectionId}`).
+ * Optimistic, like a reorder: the list of `scope` takes the new place within the drop handler (the
+ * drag library needs it there), comes back on a refusal, and is fetched again either way.
+ */
+export function useMoveTaskToPlace(scope: TaskScope) {
+  const queryClient = useQueryClient();
+  return useCallback(
+    async (id: number, place: TaskPlace) => {
+      const key = listKey(TASKS_PATH, scope);
+      void queryClient.cancelQueries({ queryKey: tasksKey });
+      const previous = queryClient.getQueryData<TaskSummary[]>(key);
+      if (previous) queryClient.setQueryData<TaskSummary[]>(key, placeTask(previous, id, place));
+      try {
+        await apiRequest('POST', taskMovePath(id), place);
+      } catch (error) {
+        queryClient.setQueryData(key, previous);
+        throw error;
+      } finally {
+        void invalidateTask(queryClient, id);
+      }
+    },
+    [queryClient, scope],
+  );
+}
+
+const invalidateSections = (queryClient: QueryClient, projectId: number) =>
+  queryClient.invalidateQueries({ queryKey: sectionsKey(projectId) });
+
+/** Adds, renames, moves and deletes a project's sections; each refreshes the sections (and, deleting, the tasks). */
+export function useSectionActions(projectId: number) {
+  const queryClient = useQueryClient();
+  const create = useMutation({
+    mutationFn: async (name: string) =>
+      (await (await apiRequest('POST', projectSectionsPath(projectId), { name })).json()) as Section,
+    onSuccess: (section) => {
+      queryClient.setQueryData<Section[]>(
+        sectionsKey(projectId),
+        (sections) => sections && [...sections, section],
+      );
+      void invalidateSections(queryClient, projectId);
+    },
+  });
+  const rename = useMutation({
+    mutationFn: async ({ id, name }: { id: number; name: string }) =>
+      (await (await apiRequest('PATCH', sectionPath(id), { name })).json()) as Section,
+    onSuccess: (section) => {
+      queryClient.setQueryData<Section[]>(sectionsKey(projectId), (sections) =>
+        sections?.map((candidate) => (candidate.id === section.id ? section : candidate)),
+      );
+      void invalidateSections(queryClient, projectId);
+    },
+  });
+  const remove = useMutation({
+    mutationFn: async (id: number) => {
+      await apiRequest('DELETE', sectionPath(id));
+    },
+    onSuccess: () => Promise.all([invalidateSections(queryClient, projectId), invalidateTask(queryClient)]),
+  });
+  /** Optimistic (a dragged column lands at once); back on a refusal. */
+  const move = useCallback(
+    async (id: number, afterId: number | null) => {
+      const key = sectionsKey(projectId);
+      void queryClient.cancelQueries({ queryKey: key });
+      const previous = queryClient.getQueryData<Section[]>(key);
+      if (previous) {
+        const rest = previous.filter((section) => section.id !== id);
+        const moved = previous.find((section) => section.id === id)!;
+        rest.splice(afterId === null ? 0 : rest.findIndex((s) => s.id === afterId) + 1, 0, moved);
+        queryClient.setQueryData<Section[]>(key, rest);
+      }
+      try {
+        await apiRequest('POST', sectionMovePath(id), { afterId });
+      } catch (error) {
+        queryClient.setQueryData(key, previous);
+        throw error;
+      } finally {
+        void invalidateSections(queryClient, projectId);
+      }
+    },
+    [queryClient, projectId],
+  );
+  return { create, rename, remove, move };
+}
