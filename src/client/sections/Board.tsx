@@ -1,12 +1,11 @@
 import {
   Draggable,
   type DraggableProvided,
-  type DraggableRubric,
   type DraggableStateSnapshot,
   Droppable,
   type DropResult,
 } from '@hello-pangea/dnd';
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { defaultRangeExtractor, type Range, useVirtualizer } from '@tanstack/react-virtual';
 import { GripVerticalIcon, PlusIcon } from 'lucide-react';
 import {
   type CSSProperties,
@@ -23,7 +22,7 @@ import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
 import { type TaskScope, useActiveTasks, useCreateTask } from '../tasks/api';
-import { dropTarget, registerListDrop } from '../tasks/drag';
+import { dropTarget, registerListDrop, useLifted } from '../tasks/drag';
 import { LoadError } from '../tasks/EmptyState';
 import { useTaskFilter } from '../tasks/filters';
 import { TaskMeta } from '../tasks/TaskMeta';
@@ -56,8 +55,8 @@ type CardProps = {
   provided: DraggableProvided;
   snapshot: DraggableStateSnapshot;
   editable: boolean;
-  /** Where the column's virtualizer puts the card (none for the lifted clone). */
-  placement?: { index: number; top: number; measure: (element: Element | null) => void };
+  /** Where the column's virtualizer puts the card. */
+  placement: { index: number; top: number; measure: (element: Element | null) => void };
 };
 
 /** One task on the board: its title and chips, and a handle to drag it by mouse, finger or keyboard. */
@@ -66,18 +65,24 @@ const BoardCard = memo(function BoardCard({ task, provided, snapshot, editable, 
     snapshot.isDropAnimating && dropTarget() !== null
       ? { ...provided.draggableProps.style, opacity: 0, transitionDuration: '0.001s' }
       : provided.draggableProps.style;
-  const style: CSSProperties | undefined = placement
-    ? { position: 'absolute', top: placement.top, left: 0, width: '100%', ...dragStyle }
-    : dragStyle;
+  // The library's style over the column's placement: while dragged, the card is fixed to the
+  // screen, so it shows outside its column's scroll.
+  const style: CSSProperties = {
+    position: 'absolute',
+    top: placement.top,
+    left: 0,
+    width: '100%',
+    ...dragStyle,
+  };
   return (
     <article
       ref={(element) => {
         provided.innerRef(element);
-        placement?.measure(element);
+        placement.measure(element);
       }}
       {...provided.draggableProps}
       style={style}
-      data-index={placement?.index}
+      data-index={placement.index}
       data-task-id={task.id}
       aria-label={task.title}
       className={cn(
@@ -169,7 +174,11 @@ function AddCard({ scope, section }: { scope: TaskScope; section: Section | null
   );
 }
 
-/** A column's cards, virtualized against the column's own scroll; the lifted card is a clone. */
+/**
+ * A column's cards, virtualized against the column's own scroll. The lifted card is the card itself,
+ * kept mounted whatever the scroll: not a clone, which would unmount it, and a touch drag's events
+ * go to the element the finger first touched (gone, they would reach no listener).
+ */
 const ColumnCards = memo(function ColumnCards({
   group,
   editable,
@@ -179,6 +188,16 @@ const ColumnCards = memo(function ColumnCards({
 }) {
   const { tasks } = group;
   const scrollRef = useRef<HTMLDivElement | null>(null);
+  const lifted = useLifted();
+  const liftedIndex = lifted === null ? -1 : tasks.findIndex((task) => task.id === lifted);
+  const rangeExtractor = useCallback(
+    (range: Range) => {
+      const indexes = defaultRangeExtractor(range);
+      if (liftedIndex === -1 || indexes.includes(liftedIndex)) return indexes;
+      return [...indexes, liftedIndex].sort((a, b) => a - b);
+    },
+    [liftedIndex],
+  );
   const virtualizer = useVirtualizer({
     count: tasks.length,
     getScrollElement: () => scrollRef.current,
@@ -186,20 +205,10 @@ const ColumnCards = memo(function ColumnCards({
     gap: CARD_GAP_PX,
     overscan: OVERSCAN,
     getItemKey: (index) => tasks[index]?.id ?? index,
+    rangeExtractor,
   });
-  const renderClone = useCallback(
-    (provided: DraggableProvided, snapshot: DraggableStateSnapshot, rubric: DraggableRubric) => {
-      const task = tasks[rubric.source.index];
-      return task ? (
-        <BoardCard task={task} provided={provided} snapshot={snapshot} editable={editable} />
-      ) : (
-        <div />
-      );
-    },
-    [tasks, editable],
-  );
   return (
-    <Droppable droppableId={columnDroppableId(group.section)} mode="virtual" renderClone={renderClone}>
+    <Droppable droppableId={columnDroppableId(group.section)} mode="virtual">
       {(provided, snapshot) => (
         <div
           ref={(element) => {
@@ -369,7 +378,8 @@ export function Board({
       aria-label={SECTION_COPY.board}
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways takes focus, to scroll by keyboard
       tabIndex={0}
-      className="-mx-1 overflow-x-auto px-1 pb-2 outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      // Positioned: what is placed absolutely inside (the counts' screen-reader words) scrolls with it.
+      className="relative -mx-1 overflow-x-auto px-1 pb-2 outline-none focus-visible:ring-2 focus-visible:ring-ring"
     >
       <Droppable droppableId={COLUMNS_DROPPABLE} direction="horizontal" type={COLUMN_TYPE}>
         {(provided) => (

@@ -21,13 +21,25 @@ export function useScopeProjectId(scope: TaskScope): number | undefined {
 
 const NO_SECTIONS: Section[] = [];
 
-/** A project's sections in their order; none while they load, and none for a list across projects. */
+/** A project's sections in their order (none for a list across projects). */
 export function useSections(projectId: number | undefined): Section[] {
-  const { data } = useQuery<Section[]>({
-    queryKey: sectionsKey(projectId ?? 0),
-    enabled: projectId !== undefined,
-  });
-  return (projectId !== undefined && data) || NO_SECTIONS;
+  return useSectionsQuery(projectId).data ?? NO_SECTIONS;
+}
+
+const useSectionsQuery = (projectId: number | undefined) =>
+  useQuery<Section[]>({ queryKey: sectionsKey(projectId ?? 0), enabled: projectId !== undefined });
+
+/**
+ * The sections the list of `scope` groups by, and whether they are still to come (the list waits for
+ * them rather than jump from ungrouped to grouped): the Inbox's wait for the projects first.
+ */
+export function useScopeSections(scope: TaskScope): { sections: Section[]; pending: boolean } {
+  const projects = useProjects();
+  const projectId = useScopeProjectId(scope);
+  const query = useSectionsQuery(projectId);
+  const pending =
+    (scope.kind === 'inbox' && projects.isPending) || (projectId !== undefined && query.isPending);
+  return { sections: query.data ?? NO_SECTIONS, pending };
 }
 
 /** One group of tasks: a section's, or the tasks in none (`section` null). */

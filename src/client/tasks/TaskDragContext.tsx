@@ -2,7 +2,7 @@ import { DragDropContext, type DropResult } from '@hello-pangea/dnd';
 import { type ReactNode, useCallback } from 'react';
 import { useProjects } from '../projects/api';
 import { projectName } from '../projects/names';
-import { dropInList, startDragTracking, stopDragTracking } from './drag';
+import { dropInList, setLifted, startDragTracking, stopDragTracking } from './drag';
 import { activeList } from './list-state';
 import { useMoveTask } from './move-to-project';
 
@@ -17,6 +17,7 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
   const onDragEnd = useCallback(
     (result: DropResult) => {
       const projectId = stopDragTracking();
+      setLifted(null);
       // Only a card goes to a project; a board's column (issue 23) is a type of its own.
       const project =
         result.type === 'DEFAULT' ? projects?.find((candidate) => candidate.id === projectId) : undefined;
@@ -28,7 +29,11 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
   );
   return (
     <DragDropContext
-      onBeforeCapture={() => activeList()?.freeze()}
+      onBeforeCapture={({ draggableId }) => {
+        // A card's id is its task's; a board column's is not a number.
+        setLifted(/^\d+$/.test(draggableId) ? Number(draggableId) : null);
+        activeList()?.freeze();
+      }}
       onDragStart={startDragTracking}
       onDragEnd={onDragEnd}
     >

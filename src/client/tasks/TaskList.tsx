@@ -7,7 +7,7 @@ import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
-import { groupBySection, useMoveTaskToPlace, useScopeProjectId, useSections } from '../sections/api';
+import { groupBySection, useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
 import { SECTION_COPY } from '../sections/copy';
 import { SectionActions } from '../sections/SectionControls';
 import { useCollapsedSections } from '../sections/view';
@@ -272,7 +272,7 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
   const reorder = useReorderTasks(scope);
   // Issue 23: grouped by the sections of the Inbox or the project, when it has any.
   const projectId = useScopeProjectId(scope);
-  const sections = useSections(projectId);
+  const { sections, pending: sectionsPending } = useScopeSections(scope);
   const { collapsed, setCollapsed } = useCollapsedSections(projectId);
   const rows = useMemo(
     () => (tasks ? listRows(tasks, sections, collapsed) : []),
@@ -306,7 +306,7 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
   );
   useEffect(() => registerListDrop(onDrop), [onDrop]);
 
-  if (isPending) return <TaskSkeletons />;
+  if (isPending || sectionsPending) return <TaskSkeletons />;
   // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
