@@ -304,7 +304,7 @@ describeBrowser('sections and the board in the browser', () => {
     for (const theme of ['light', 'dark'] as const) {
       for (const viewport of [VIEWPORTS.desktop, VIEWPORTS.phone]) {
         const { page } = await signedIn({ theme, viewport });
-            if (layout === undefined) {
+        if (layout === undefined) {
           const { project } = await projectWith(page, {
             none: ['Loose'],
             Doing: ['A task with a rather longer title to wrap', 'Another'],
