@@ -30,8 +30,9 @@ import { TaskSkeletons } from '../tasks/TaskSkeleton';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
 import { errorToast } from '../ui/toasts';
-import { groupBySection, type SectionGroup, useMoveTaskToPlace, useSectionActions, useSections } from './api';
+import { useMoveTaskToPlace, useSectionActions, useSections } from './api';
 import { SECTION_COPY } from './copy';
+import { groupBySection, type SectionGroup } from './grouping';
 import { SectionActions } from './SectionControls';
 
 /** A card with a one-line title and a row of chips. */

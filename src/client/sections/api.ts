@@ -4,7 +4,8 @@ import { projectSectionsPath, type Section, sectionMovePath, sectionPath } from 
 import { TASKS_PATH, type TaskSummary, taskMovePath } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
 import { useProjects } from '../projects/api';
-import { invalidateTask, isActive, listKey, type TaskScope, tasksKey } from '../tasks/api';
+import { invalidateTask, listKey, type TaskScope, tasksKey } from '../tasks/api';
+import { placeTask, type TaskPlace } from './grouping';
 
 /**
  * The browser's side of sections (issue 23). The query key is the URL the server's live events
@@ -40,40 +41,6 @@ export function useScopeSections(scope: TaskScope): { sections: Section[]; pendi
   const pending =
     (scope.kind === 'inbox' && projects.isPending) || (projectId !== undefined && query.isPending);
   return { sections: query.data ?? NO_SECTIONS, pending };
-}
-
-/** One group of tasks: a section's, or the tasks in none (`section` null). */
-export type SectionGroup = { section: Section | null; tasks: TaskSummary[] };
-
-/**
- * The tasks grouped as the list and the board show them (decision 039): 'No section' first, then each
- * section in its order; within a group, the list's own order. A task naming a section not (yet)
- * known is shown in none.
- */
-export function groupBySection(tasks: readonly TaskSummary[], sections: readonly Section[]): SectionGroup[] {
-  const groups = new Map<number | null, SectionGroup>([[null, { section: null, tasks: [] }]]);
-  for (const section of sections) groups.set(section.id, { section, tasks: [] });
-  for (const task of tasks) (groups.get(task.sectionId) ?? groups.get(null)!).tasks.push(task);
-  return [...groups.values()];
-}
-
-/** Where a task goes: into a section (null: none), just after `afterId` there (null: on top). */
-export type TaskPlace = { sectionId: number | null; afterId: number | null };
-
-/** The list `tasks` with task `id` taken out and put at `place` (the order a move leaves). */
-export function placeTask(tasks: readonly TaskSummary[], id: number, place: TaskPlace): TaskSummary[] {
-  const moved = tasks.find((task) => task.id === id);
-  if (!moved) return [...tasks];
-  const rest = tasks.filter((task) => task.id !== id);
-  const updated = { ...moved, sectionId: place.sectionId };
-  let at: number;
-  if (place.afterId !== null) at = rest.findIndex((task) => task.id === place.afterId) + 1;
-  else {
-    const first = rest.findIndex((task) => task.sectionId === place.sectionId && isActive(task));
-    at = first === -1 ? rest.length : first;
-  }
-  rest.splice(at, 0, updated);
-  return rest;
 }
 
 /**

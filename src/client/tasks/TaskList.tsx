@@ -2,13 +2,13 @@ import { Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
 import { ChevronRightIcon, ListTodoIcon, type LucideIcon } from 'lucide-react';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
-import type { Section } from '../../common/sections';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
-import { groupBySection, useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
+import { useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
 import { SECTION_COPY } from '../sections/copy';
+import { type HeaderRow, isHeader, type ListRow, listRows, placeAt } from '../sections/grouping';
 import { SectionActions } from '../sections/SectionControls';
 import { useCollapsedSections } from '../sections/view';
 import { errorToast } from '../ui/toasts';
@@ -52,15 +52,6 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
     </Draggable>
   );
 });
-
-/**
- * A section's header among the rows (issue 23): its name and count, a button that collapses it, and
- * its Rename and Delete for editors. A row of the one list (a Draggable that does not drag), so the
- * cards keep one droppable, one virtualizer and one order for j/k and the palette.
- */
-type HeaderRow = { id: string; section: Section; count: number; collapsed: boolean };
-type ListRow = TaskSummary | HeaderRow;
-const isHeader = (row: ListRow): row is HeaderRow => 'section' in row;
 
 type HeaderProps = {
   row: HeaderRow;
@@ -120,45 +111,6 @@ const SectionHeaderRow = memo(function SectionHeaderRow({
     </Draggable>
   );
 });
-
-/**
- * The list's rows: the tasks as they are when the project has no sections; otherwise the tasks in
- * none first, then each section's header and (unless collapsed) its tasks (decision 040).
- */
-function listRows(
-  tasks: TaskSummary[],
-  sections: readonly Section[],
-  collapsed: ReadonlySet<number>,
-): ListRow[] {
-  if (sections.length === 0) return tasks;
-  const rows: ListRow[] = [];
-  for (const group of groupBySection(tasks, sections)) {
-    if (group.section) {
-      const hidden = collapsed.has(group.section.id);
-      rows.push({
-        id: `section:${group.section.id}`,
-        section: group.section,
-        count: group.tasks.length,
-        collapsed: hidden,
-      });
-      if (hidden) continue;
-    }
-    rows.push(...group.tasks);
-  }
-  return rows;
-}
-
-/** Where a card dropped at `index` of `rows` (itself taken out) goes: the section above it, after the card above it. */
-function placeAt(rows: readonly ListRow[], id: number, index: number) {
-  const others = rows.filter((row) => row.id !== id);
-  let afterId: number | null = null;
-  for (let i = index - 1; i >= 0; i--) {
-    const row = others[i]!;
-    if (isHeader(row)) return { sectionId: row.section.id, afterId };
-    afterId ??= row.id;
-  }
-  return { sectionId: null, afterId };
-}
 
 /**
  * The rows, virtualized against the page's own scroll (issue 15): only the cards near the screen are
