@@ -111,6 +111,35 @@ const BoardCard = memo(function BoardCard({ task, provided, snapshot, editable, 
   );
 });
 
+type RowProps = {
+  task: TaskSummary;
+  index: number;
+  top: number;
+  editable: boolean;
+  measure: (element: Element | null) => void;
+};
+
+/**
+ * A card in its column. Memoized on plain props: a column re-renders on every scroll step and
+ * measurement, and only the cards whose place changed re-render with it (as the list's rows).
+ */
+const BoardRow = memo(function BoardRow({ task, index, top, editable, measure }: RowProps) {
+  const placement = useMemo(() => ({ index, top, measure }), [index, top, measure]);
+  return (
+    <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!editable}>
+      {(provided, snapshot) => (
+        <BoardCard
+          task={task}
+          provided={provided}
+          snapshot={snapshot}
+          editable={editable}
+          placement={placement}
+        />
+      )}
+    </Draggable>
+  );
+});
+
 /** 'Add a task' at a column's foot: a title, added to that column's section (none for 'No section'). */
 function AddCard({ scope, section }: { scope: TaskScope; section: Section | null }) {
   const [adding, setAdding] = useState(false);
@@ -232,25 +261,16 @@ const ColumnCards = memo(function ColumnCards({
           >
             {virtualizer.getVirtualItems().map((item) => {
               const task = tasks[item.index];
-              if (!task) return null;
-              return (
-                <Draggable
+              return task ? (
+                <BoardRow
                   key={task.id}
-                  draggableId={String(task.id)}
+                  task={task}
                   index={item.index}
-                  isDragDisabled={!editable}
-                >
-                  {(dragProvided, dragSnapshot) => (
-                    <BoardCard
-                      task={task}
-                      provided={dragProvided}
-                      snapshot={dragSnapshot}
-                      editable={editable}
-                      placement={{ index: item.index, top: item.start, measure: virtualizer.measureElement }}
-                    />
-                  )}
-                </Draggable>
-              );
+                  top={item.start}
+                  editable={editable}
+                  measure={virtualizer.measureElement}
+                />
+              ) : null;
             })}
           </div>
         </div>
