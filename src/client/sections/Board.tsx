@@ -30,7 +30,7 @@ import { TaskSkeletons } from '../tasks/TaskSkeleton';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
 import { errorToast } from '../ui/toasts';
-import { useMoveTaskToPlace, useSectionActions, useSections } from './api';
+import { useMoveTaskToPlace, useScopeSections, useSectionActions } from './api';
 import { SECTION_COPY } from './copy';
 import { groupBySection, type SectionGroup } from './grouping';
 import { SectionActions } from './SectionControls';
@@ -356,7 +356,7 @@ export function Board({
 }) {
   const { filter, filtered } = useTaskFilter();
   const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
-  const sections = useSections(projectId);
+  const { sections, pending: sectionsPending } = useScopeSections(scope);
   const groups = useMemo(() => groupBySection(tasks ?? [], sections), [tasks, sections]);
   const moveTask = useMoveTaskToPlace(scope);
   const { move: moveSection } = useSectionActions(projectId);
@@ -391,7 +391,7 @@ export function Board({
   );
   useEffect(() => registerListDrop(onDrop), [onDrop]);
 
-  if (isPending) return <TaskSkeletons />;
+  if (isPending || sectionsPending) return <TaskSkeletons />;
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
   return (

@@ -22,11 +22,6 @@ export function useScopeProjectId(scope: TaskScope): number | undefined {
 
 const NO_SECTIONS: Section[] = [];
 
-/** A project's sections in their order (none for a list across projects). */
-export function useSections(projectId: number | undefined): Section[] {
-  return useSectionsQuery(projectId).data ?? NO_SECTIONS;
-}
-
 const useSectionsQuery = (projectId: number | undefined) =>
   useQuery<Section[]>({ queryKey: sectionsKey(projectId ?? 0), enabled: projectId !== undefined });
 
