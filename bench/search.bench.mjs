@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { median, percentile, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
+import { importCsv, median, percentile, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const TASKS = 10_000;
@@ -50,37 +50,6 @@ function csv() {
     );
   }
   return lines.join('\n');
-}
-
-function importCsv(appUrl, headers, body) {
-  const boundary = `bench${Date.now()}`;
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.csv"\r\nContent-Type: text/csv\r\n\r\n`,
-    ),
-    Buffer.from(body),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${appUrl}/api/import`,
-      {
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': payload.length,
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 const QUERIES = [

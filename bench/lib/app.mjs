@@ -144,3 +144,35 @@ export function startBareServer(bodyFile) {
   `;
   return startProcess(['-e', source], {}, 'bare server');
 }
+
+/** POST /api/import of a Tasklane CSV (the search and views benches' 10,000 tasks): status and body. */
+export function importCsv(appUrl, headers, body) {
+  const boundary = `bench${Date.now()}`;
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+    ),
+    Buffer.from(body),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${appUrl}/api/import`,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': payload.length,
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

@@ -37,6 +37,7 @@ export const CSV_COLUMNS = [
   'dueTimeZone',
   'recurrence',
   'recurrenceFrom',
+  'priority',
 ] as const;
 
 /** A checklist item as the JSON export holds it (its task holds it, in order). */
@@ -47,7 +48,7 @@ export const exportedChecklistItemSchema = z.object({ title: z.string(), done: z
  * made it, its project, assignees and comment count, which belong to this server, not to the file.
  */
 export const exportedTaskSchema = taskSchema
-  .omit({ userId: true, projectId: true, assigneeIds: true, commentCount: true })
+  .omit({ userId: true, projectId: true, assigneeIds: true, commentCount: true, labels: true })
   .extend({
     checklistItems: z.array(exportedChecklistItemSchema),
   });

@@ -79,3 +79,27 @@ export function isOverdue(task: DueFields, now: Date, viewerTimeZone: string): b
   if (at) return at.getTime() < now.getTime();
   return task.dueDate < dateInZone(now, viewerTimeZone);
 }
+
+/** The day `days` after 'YYYY-MM-DD' (before, when negative), on the calendar alone. */
+export function addDays(date: string, days: number): string {
+  const parts = dateParts(date);
+  if (!parts) return date;
+  return new Date(Date.UTC(parts[0], parts[1] - 1, parts[2] + days)).toISOString().slice(0, 10);
+}
+
+/**
+ * The day a task is due on as a reader in `timeZone` sees it (issue 23: Today, Upcoming, the
+ * calendar): a timed task's instant read in that zone, a date-only task's date as it is. Null
+ * without a date.
+ */
+export function dueDayIn(task: DueFields, timeZone: string | null): string | null {
+  const at = dueAt(task);
+  return at ? dateInZone(at, timeZone) : task.dueDate;
+}
+
+/**
+ * How far a timed task's day can move when read in another zone: the zones span UTC-12 to UTC+14,
+ * so 23:59 in one is already two days later in another. A query by date widens by this much and
+ * then keeps the tasks whose dueDayIn falls in the window.
+ */
+export const ZONE_DAY_REACH = 2;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DUE_TIME_PATTERN } from './due';
 import { idParam, idSchema } from './ids';
+import { LABEL_LIMITS, LABEL_MESSAGES, taskLabelSchema } from './labels';
 import { normalizeRecurrence, RECURRENCE_FROM } from './recurrence';
 import { taskSectionIdSchema } from './sections';
 import { VALIDATION } from './spec';
@@ -40,8 +41,21 @@ export const taskSchema = z.object({
   recurrenceFrom: z.enum(RECURRENCE_FROM),
   /** The section of its project the task is in (issue 23); null: 'No section'. */
   sectionId: z.number().nullable(),
+  /** 1 (urgent) to 4 (none, the default), issue 23. */
+  priority: z.number().int().min(1).max(4),
+  /** Everyone's labels on the task (each person tags with their own), by name. */
+  labels: z.array(taskLabelSchema),
 });
 export type Task = z.infer<typeof taskSchema>;
+
+/** Priorities, most urgent first: 4 is none. */
+export const PRIORITIES = [1, 2, 3, 4] as const;
+export type Priority = (typeof PRIORITIES)[number];
+export const DEFAULT_PRIORITY: Priority = 4;
+
+/** The orders a list can be sorted in; `manual` is the list's own (drag and drop) order. */
+export const TASK_SORTS = ['manual', 'due', 'priority', 'created', 'title'] as const;
+export type TaskSort = (typeof TASK_SORTS)[number];
 
 /** The task query keys: each is also the URL a default query GETs (spec §7). */
 export const TASKS_PATH = '/api/tasks';
@@ -71,7 +85,26 @@ export const TASK_MESSAGES = {
   dueTimeNeedsDate: 'dueTime needs a dueDate',
   recurrenceNeedsDate: 'recurrence needs a dueDate',
   recurrenceFromInvalid: `recurrenceFrom must be one of ${RECURRENCE_FROM.join(', ')}`,
+  dueBoundInvalid: (field: 'dueFrom' | 'dueTo') => `${field} must be a real date written YYYY-MM-DD`,
+  dueWindowReversed: 'dueFrom must not be after dueTo',
+  priorityInvalid: 'priority must be 1 (urgent), 2, 3 or 4 (none)',
+  priorityFilterInvalid: 'priority must list priorities from 1 to 4, separated by commas (priority=1,2)',
+  labelFilterInvalid: `label must name a label of ${LABEL_LIMITS.nameMin} to ${LABEL_LIMITS.nameMax} characters`,
+  labelFilterTooMany: `label may be given at most ${LABEL_LIMITS.perTask} times`,
 } as const;
+
+const prioritySchema = z
+  .number({ error: TASK_MESSAGES.priorityInvalid })
+  .int(TASK_MESSAGES.priorityInvalid)
+  .min(1, TASK_MESSAGES.priorityInvalid)
+  .max(4, TASK_MESSAGES.priorityInvalid)
+  .meta({ description: '1 (urgent), 2, 3, or 4 (none, the default).' });
+
+/** The caller's own labels to put on the task: they replace the caller's labels on it (others' stay). */
+const labelIdsSchema = z
+  .array(idSchema('labelIds'))
+  .max(LABEL_LIMITS.perTask, LABEL_MESSAGES.tooMany)
+  .meta({ uniqueItems: true });
 
 /** 'HH:MM', '' or null; out comes 'HH:MM' or null. */
 const dueTimeSchema = z
@@ -193,6 +226,8 @@ export const createTaskBodySchema = z
     recurrenceFrom: recurrenceFromSchema.optional(),
     /** A section of the task's project; without it, none. */
     sectionId: taskSectionIdSchema.optional().transform((v) => v ?? null),
+    priority: prioritySchema.optional(),
+    labelIds: labelIdsSchema.optional(),
   })
   // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
   // those to the output side of a schema that transforms.
@@ -230,6 +265,9 @@ export const updateTaskBodySchema = z.strictObject({
   recurrenceFrom: recurrenceFromSchema.optional(),
   /** A section of the task's project (after a move, of the new one), or null for none. */
   sectionId: taskSectionIdSchema.optional(),
+  priority: prioritySchema.optional(),
+  /** Replaces the caller's own labels on the task; other people's labels on it stay. */
+  labelIds: labelIdsSchema.optional(),
 });
 export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
 export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
@@ -280,6 +318,16 @@ export const taskCompletePath = (id: number) => `${TASKS_PATH}/${id}/complete`;
 export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
 
+/** A day of a due-date window (issue 23): YYYY-MM-DD, and a date that exists. */
+const dueBoundSchema = (field: 'dueFrom' | 'dueTo') =>
+  z
+    .string({ error: TASK_MESSAGES.dueBoundInvalid(field) })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, TASK_MESSAGES.dueBoundInvalid(field))
+    .refine((value) => toCalendarDate(value) === value, TASK_MESSAGES.dueBoundInvalid(field))
+    .meta({
+      description: `YYYY-MM-DD, inclusive: a timed task's day is the one its due instant falls on in the caller's time zone.`,
+    });
+
 /** `projectId=all`: every project the caller can see, instead of one. */
 export const ALL_PROJECTS = 'all';
 
@@ -311,8 +359,41 @@ export const taskListQuerySchema = z.object({
       { error: 'projectId must be a number or all' },
     ),
   ),
-  /** `assignee=me`: only the tasks assigned to the caller, in any project they can see. */
+  /**
+   * `assignee=me`: only the tasks assigned to the caller, in any project they can see; with
+   * `projectId=all`, their Inbox's tasks too (everything of theirs: Today, Upcoming, issue 23).
+   */
   assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
+  /** Due on or after this day (issue 23: Today, Upcoming, the calendar). */
+  dueFrom: optionalParam(dueBoundSchema('dueFrom')),
+  /** Due on or before this day. */
+  dueTo: optionalParam(dueBoundSchema('dueTo')),
+  /** `priority=1,2`: tasks of any of these priorities (issue 23). */
+  priority: optionalParam(
+    z
+      .string({ error: TASK_MESSAGES.priorityFilterInvalid })
+      .regex(/^[1-4](,[1-4]){0,3}$/, TASK_MESSAGES.priorityFilterInvalid)
+      .transform((value) => [...new Set(value.split(',').map(Number))].sort()),
+  ),
+  /** `label=work&label=home`: tasks carrying a label of each name (anyone's, case aside). */
+  label: z.preprocess(
+    (value) => {
+      const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== undefined && v !== '');
+      return list.length > 0 ? list : undefined;
+    },
+    z
+      .array(
+        z
+          .string({ error: TASK_MESSAGES.labelFilterInvalid })
+          .trim()
+          .min(LABEL_LIMITS.nameMin, TASK_MESSAGES.labelFilterInvalid)
+          .max(LABEL_LIMITS.nameMax, TASK_MESSAGES.labelFilterInvalid),
+      )
+      .max(LABEL_LIMITS.perTask, TASK_MESSAGES.labelFilterTooMany)
+      .optional(),
+  ),
+  /** The list's order: `manual` (the default) is the list's own. */
+  sort: optionalParam(z.enum(TASK_SORTS, { error: `sort must be one of ${TASK_SORTS.join(', ')}` })),
 });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 
@@ -335,4 +416,9 @@ export const isFiltered = (query: TaskListQuery): boolean =>
   Boolean(query.q?.trim()) ||
   query.due !== undefined ||
   query.hasFiles !== undefined ||
-  query.agentId !== undefined;
+  query.agentId !== undefined ||
+  query.dueFrom !== undefined ||
+  query.dueTo !== undefined ||
+  query.priority !== undefined ||
+  query.label !== undefined ||
+  (query.sort !== undefined && query.sort !== 'manual');

@@ -54,6 +54,8 @@ import { registerSecurityHeaders } from './http/security';
 import { sessionPlugin } from './http/session';
 import { serializerCompiler, validatorCompiler } from './http/zod';
 import { createJobQueue, type JobQueue } from './jobs/queue';
+import { labelRoutes } from './labels/routes';
+import { createLabelService } from './labels/service';
 import { createLiveBus, type LiveBus } from './live/bus';
 import { createProjectEvents } from './live/projects';
 import { liveRoutes } from './live/routes';
@@ -304,6 +306,7 @@ export async function buildApp(
   await projectRoutes(app, { projects });
   await sectionRoutes(app, { sections });
   await tasksRoutes(app, { tasks, checklists });
+  await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
   await dataRoutes(app, { db: kysely, live, access, projectEvents });

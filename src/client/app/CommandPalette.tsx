@@ -3,7 +3,10 @@ import { Command, defaultFilter } from 'cmdk';
 import {
   ArchiveIcon,
   BotIcon,
+  CalendarDaysIcon,
+  CalendarRangeIcon,
   CircleHelpIcon,
+  FilterIcon,
   FolderInputIcon,
   FolderPlusIcon,
   InboxIcon,
@@ -25,6 +28,9 @@ import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { signOut } from '../auth/api';
+import { useSavedFilters } from '../labels/api';
+import { LABEL_COPY } from '../labels/copy';
+import { savedFilterHref } from '../labels/saved-filters';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
 import { canChangeTasks, useProjects } from '../projects/api';
@@ -42,6 +48,7 @@ import {
 } from '../tasks/card-focus';
 import { useMoveTask } from '../tasks/move-to-project';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
+import { VIEW_COPY } from '../views/copy';
 import { useOpenAddTask } from './add-task';
 import { type AppDialog, closeDialog, openDialog } from './dialogs';
 import { projectHref, SCREEN_PATHS, type Screen, useScreen } from './screens';
@@ -93,6 +100,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   const list = shownList(screen);
   const { data: tasks } = useActiveTasks(list.scope);
   const { data: projects } = useProjects();
+  const { data: savedFilters } = useSavedFilters();
   const openAddTask = useOpenAddTask();
   const moveTask = useMoveTask();
   const queryClient = useQueryClient();
@@ -176,6 +184,41 @@ export function CommandPalette({ open }: { open: boolean }) {
             keywords: ['mine', 'assignee'],
             shortcut: 'g a',
             run: () => navigate(SCREEN_PATHS.assigned),
+          },
+        ]),
+    ...(screen?.page === 'today'
+      ? []
+      : [
+          {
+            id: 'today',
+            label: `Go to ${VIEW_COPY.today}`,
+            icon: <SunIcon aria-hidden />,
+            keywords: ['due', 'overdue'],
+            shortcut: 'g t',
+            run: () => navigate(SCREEN_PATHS.today),
+          },
+        ]),
+    ...(screen?.page === 'upcoming'
+      ? []
+      : [
+          {
+            id: 'upcoming',
+            label: `Go to ${VIEW_COPY.upcoming}`,
+            icon: <CalendarRangeIcon aria-hidden />,
+            keywords: ['due', 'next', 'week', 'schedule'],
+            shortcut: 'g u',
+            run: () => navigate(SCREEN_PATHS.upcoming),
+          },
+        ]),
+    ...(screen?.page === 'calendar'
+      ? []
+      : [
+          {
+            id: 'calendar',
+            label: `Go to ${VIEW_COPY.calendar}`,
+            icon: <CalendarDaysIcon aria-hidden />,
+            keywords: ['month', 'due'],
+            run: () => navigate(SCREEN_PATHS.calendar),
           },
         ]),
     {
@@ -355,6 +398,21 @@ export function CommandPalette({ open }: { open: boolean }) {
                 {projects && projects.length > 0 && (
                   <Command.Group heading={PROJECT_COPY.projects} className={groupClasses}>
                     {projects.map((project) => projectItem(project, () => choose(goTo(project)), 'Go to '))}
+                  </Command.Group>
+                )}
+                {savedFilters && savedFilters.length > 0 && (
+                  <Command.Group heading={LABEL_COPY.savedFilters} className={groupClasses}>
+                    {savedFilters.map((filter) => (
+                      <Command.Item
+                        key={filter.id}
+                        value={`${LABEL_COPY.goToFilter(filter.name)} #${filter.id}`}
+                        onSelect={() => choose(() => navigate(savedFilterHref(filter.query)))}
+                        className={itemClasses}
+                      >
+                        <FilterIcon aria-hidden />
+                        <span className="flex-1 truncate">{LABEL_COPY.goToFilter(filter.name)}</span>
+                      </Command.Item>
+                    ))}
                   </Command.Group>
                 )}
                 {matches.length > 0 && (

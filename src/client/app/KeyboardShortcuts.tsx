@@ -51,6 +51,12 @@ export function KeyboardShortcuts() {
         case 'go-assigned':
           navigate(SCREEN_PATHS.assigned);
           break;
+        case 'go-today':
+          navigate(SCREEN_PATHS.today);
+          break;
+        case 'go-upcoming':
+          navigate(SCREEN_PATHS.upcoming);
+          break;
         case 'search':
           document.getElementById(SEARCH_FIELD_ID)?.focus();
           break;

@@ -1,6 +1,6 @@
-import { ArchiveIcon, PlusIcon, UsersIcon } from 'lucide-react';
+import { ArchiveIcon, CalendarDaysIcon, PlusIcon, UsersIcon } from 'lucide-react';
 import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
-import { useLocation } from 'wouter';
+import { Link, useLocation } from 'wouter';
 import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import { useDocumentTitle } from '../lib/document-title';
@@ -15,8 +15,9 @@ import { Button } from '../ui/button';
 import { PageHeading } from '../ui/page-heading';
 import { Skeleton } from '../ui/skeleton';
 import { toast } from '../ui/use-toast';
+import { VIEW_COPY } from '../views/copy';
 import { closeDialog, dialogControl, openDialog, useDialogState } from './dialogs';
-import { SCREEN_PATHS } from './screens';
+import { projectCalendarHref, SCREEN_PATHS } from './screens';
 import { TaskTabs } from './TaskTabs';
 
 const ShareDialog = lazy(() => import('../projects/ShareDialog').then((m) => ({ default: m.ShareDialog })));
@@ -54,8 +55,14 @@ function ProjectHeader({ project, editable }: { project: Project; editable: bool
           {project.name}
         </PageHeading>
       </div>
-      <div className="flex items-center gap-3">
+      <div className="flex flex-wrap items-center gap-3">
         <Members projectId={project.id} />
+        <Button asChild variant="outline">
+          <Link href={projectCalendarHref(project.id)}>
+            <CalendarDaysIcon aria-hidden />
+            {VIEW_COPY.calendar}
+          </Link>
+        </Button>
         <Button variant="outline" onClick={() => openDialog('share')}>
           <UsersIcon aria-hidden />
           {PROJECT_COPY.share}

@@ -1,13 +1,21 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { TooltipProvider } from '../ui/tooltip';
+import { MINE } from '../views/api';
+import { CalendarPage } from '../views/CalendarPage';
+import { VIEW_COPY } from '../views/copy';
+import { TodayPage } from '../views/TodayPage';
+import { UpcomingPage } from '../views/UpcomingPage';
 import { AppShell } from './AppShell';
 import { ArchivePage } from './ArchivePage';
 import { AssignedPage } from './AssignedPage';
 import { KeyboardShortcuts } from './KeyboardShortcuts';
 import { MainPage } from './MainPage';
+import { ProjectCalendarPage } from './ProjectCalendarPage';
 import { ProjectPage } from './ProjectPage';
 import { type Screen, useScreen } from './screens';
+
+const MINE_CALENDAR = <CalendarPage scope={MINE} title={VIEW_COPY.calendar} />;
 
 function ScreenPage({ screen }: { screen: Screen }) {
   switch (screen.page) {
@@ -20,6 +28,14 @@ function ScreenPage({ screen }: { screen: Screen }) {
     case 'project':
       // A fresh screen per project: nothing of one project's dialogs or state carries to the next.
       return <ProjectPage key={screen.projectId} projectId={screen.projectId} />;
+    case 'today':
+      return <TodayPage />;
+    case 'upcoming':
+      return <UpcomingPage />;
+    case 'calendar':
+      return MINE_CALENDAR;
+    case 'project-calendar':
+      return <ProjectCalendarPage key={screen.projectId} projectId={screen.projectId} />;
   }
 }
 

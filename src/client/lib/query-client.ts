@@ -1,6 +1,7 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
 import { apiRequest, errorStatus } from './api';
 import { whenReconnected } from './connection';
+import { searchParams } from './search-params';
 import { getSession, subscribeSession } from './session';
 
 /**
@@ -10,7 +11,7 @@ import { getSession, subscribeSession } from './session';
 export function getQueryFn<T>({ on401 }: { on401: 'returnNull' | 'throw' }): QueryFunction<T | null> {
   return async ({ queryKey, signal }) => {
     const [url, params] = queryKey;
-    const query = params ? `?${new URLSearchParams(params as Record<string, string>)}` : '';
+    const query = params ? `?${searchParams(params as Record<string, string | string[]>)}` : '';
     try {
       const res = await apiRequest('GET', `${String(url)}${query}`, undefined, { signal });
       return (await res.json()) as T;

@@ -18,7 +18,9 @@ export type Shortcut =
   | 'complete'
   | 'delete'
   | 'go-inbox'
-  | 'go-assigned';
+  | 'go-assigned'
+  | 'go-today'
+  | 'go-upcoming';
 
 /** What the help dialog lists: the keys as shown, and what they do. */
 export const SHORTCUT_LIST: readonly {
@@ -31,6 +33,8 @@ export const SHORTCUT_LIST: readonly {
   { scope: 'Anywhere', keys: ['Ctrl', 'K'], label: 'Open the command palette (⌘ K on a Mac)' },
   { scope: 'Anywhere', keys: ['g', 'i'], sequence: true, label: 'Go to Your Tasks (your Inbox)' },
   { scope: 'Anywhere', keys: ['g', 'a'], sequence: true, label: 'Go to Assigned to me' },
+  { scope: 'Anywhere', keys: ['g', 't'], sequence: true, label: 'Go to Today' },
+  { scope: 'Anywhere', keys: ['g', 'u'], sequence: true, label: 'Go to Upcoming' },
   { scope: 'Anywhere', keys: ['?'], label: 'Show keyboard shortcuts' },
   { scope: 'Anywhere', keys: ['n'], label: 'New task' },
   { scope: 'Anywhere', keys: ['/'], label: 'Search tasks' },
@@ -62,7 +66,7 @@ const SINGLE_KEYS: Record<string, Shortcut> = {
 
 /** Two keys one after the other: the first, then the second within SEQUENCE_TIMEOUT_MS. */
 const SEQUENCES: Record<string, Record<string, Shortcut>> = {
-  g: { i: 'go-inbox', a: 'go-assigned' },
+  g: { i: 'go-inbox', a: 'go-assigned', t: 'go-today', u: 'go-upcoming' },
 };
 export const SEQUENCE_TIMEOUT_MS = 1500;
 

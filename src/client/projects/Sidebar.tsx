@@ -1,18 +1,30 @@
-import { ChevronRightIcon, InboxIcon, PlusIcon, UserCheckIcon } from 'lucide-react';
+import {
+  CalendarDaysIcon,
+  CalendarRangeIcon,
+  ChevronRightIcon,
+  InboxIcon,
+  PlusIcon,
+  SunIcon,
+  UserCheckIcon,
+} from 'lucide-react';
 import { Collapsible } from 'radix-ui';
 import { type ReactNode, useState } from 'react';
 import { Link } from 'wouter';
 import { counted } from '../../common/plural';
 import type { Project } from '../../common/projects';
 import { projectHref, SCREEN_PATHS, useScreen } from '../app/screens';
+import { SavedFilters, SidebarLabels } from '../labels/SidebarLists';
 import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
+import { useListsSettled, useTodayTasks, useUpcomingTasks } from '../views/api';
+import { VIEW_COPY } from '../views/copy';
 import { canChangeTasks, useProjects } from './api';
 import { PROJECT_COPY } from './copy';
 import { ProjectDot } from './ProjectDot';
 import { ProjectsLoadError } from './ProjectsLoadError';
+import { SIDEBAR_LINK_CLASSES } from './sidebar-styles';
 
 type SidebarProps = {
   /**
@@ -24,9 +36,6 @@ type SidebarProps = {
   onNavigate?: () => void;
   onNewProject: () => void;
 };
-
-const linkClasses =
-  'flex min-h-9 items-center gap-2.5 rounded-md px-2 py-1.5 text-sm outline-none transition-colors hover:bg-accent/70 hover:text-accent-foreground focus-visible:ring-2 focus-visible:ring-ring aria-[current=page]:bg-accent aria-[current=page]:font-medium aria-[current=page]:text-accent-foreground';
 
 type ItemProps = {
   href: string;
@@ -53,7 +62,7 @@ function SidebarItem({ href, current, icon, label, count, dropProjectId, onNavig
         // Named 'Garden, 2 tasks': the count is a number on screen, in words to a screen reader.
         aria-label={count === undefined ? undefined : `${label}, ${counted(count, 'task', 'tasks')}`}
         onClick={onNavigate}
-        className={linkClasses}
+        className={SIDEBAR_LINK_CLASSES}
       >
         {icon}
         <span className="min-w-0 flex-1 truncate">{label}</span>
@@ -75,7 +84,11 @@ function SidebarItem({ href, current, icon, label, count, dropProjectId, onNavig
 export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps) {
   const screen = useScreen();
   const { data: projects, isPending, isError, refetch } = useProjects();
-  const currentProjectId = screen?.page === 'project' ? screen.projectId : undefined;
+  const counting = useListsSettled();
+  const todayCount = useTodayTasks(counting).data?.length;
+  const upcomingCount = useUpcomingTasks(counting).data?.length;
+  const currentProjectId =
+    screen?.page === 'project' || screen?.page === 'project-calendar' ? screen.projectId : undefined;
   const inbox = projects?.find((project) => project.inbox);
   const shown = projects?.filter((project) => !project.inbox && !project.archived) ?? [];
   const archived = projects?.filter((project) => !project.inbox && project.archived) ?? [];
@@ -116,6 +129,29 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
           label={PROJECT_COPY.assignedToMe}
           onNavigate={onNavigate}
         />
+        <SidebarItem
+          href={SCREEN_PATHS.today}
+          current={screen?.page === 'today'}
+          icon={<SunIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.today}
+          count={todayCount}
+          onNavigate={onNavigate}
+        />
+        <SidebarItem
+          href={SCREEN_PATHS.upcoming}
+          current={screen?.page === 'upcoming'}
+          icon={<CalendarRangeIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.upcoming}
+          count={upcomingCount}
+          onNavigate={onNavigate}
+        />
+        <SidebarItem
+          href={SCREEN_PATHS.calendar}
+          current={screen?.page === 'calendar'}
+          icon={<CalendarDaysIcon aria-hidden className="size-4 shrink-0 text-muted-foreground" />}
+          label={VIEW_COPY.calendar}
+          onNavigate={onNavigate}
+        />
       </ul>
 
       <section aria-labelledby="sidebar-projects" className="grid gap-1">
@@ -139,6 +175,9 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
           {PROJECT_COPY.newProject}
         </Button>
       </section>
+
+      <SavedFilters onNavigate={onNavigate} />
+      <SidebarLabels onNavigate={onNavigate} />
 
       {archived.length > 0 && (
         <ArchivedProjects

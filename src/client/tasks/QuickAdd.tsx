@@ -1,7 +1,14 @@
-import { BellIcon, CalendarIcon, PlusIcon, RepeatIcon, XIcon } from 'lucide-react';
+import { BellIcon, CalendarIcon, FlagIcon, PlusIcon, RepeatIcon, TagIcon, XIcon } from 'lucide-react';
 import { type FormEvent, useRef, useState } from 'react';
+import { labelKey } from '../../common/labels';
 import { recurrenceText } from '../../common/recurrence';
 import { ERRORS, TOASTS } from '../../common/spec';
+import { useCreateLabel, useLabels } from '../labels/api';
+import { LABEL_COPY, PRIORITY_TEXT } from '../labels/copy';
+import { readTags, withoutWords } from '../labels/quick-add-tags';
+import { LabelChip } from '../labels/Tags';
+import { cn } from '../lib/cn';
+import { PROJECT_COLOR_STYLES } from '../projects/colors';
 import { Input } from '../ui/input';
 import { errorToast, successToast } from '../ui/toasts';
 import { addReminder, INBOX_SCOPE, type TaskScope, useCreateTask } from './api';
@@ -21,6 +28,9 @@ const QUICK_ADD_REMINDER_FAILED = 'The reminder could not be added.';
 
 const NO_DATE: Parsed = { title: '', dueDate: null, dateText: null };
 
+const CHIP_CLASSES =
+  'inline-flex h-9 shrink-0 items-center gap-1.5 rounded-md border bg-secondary px-2.5 text-sm text-secondary-foreground outline-none transition-colors hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring [&_svg]:size-4';
+
 /**
  * The one-line 'Add a task…' field above the list (issue 13). A date in the text ('Pay rent
  * tomorrow') shows as a chip and leaves the title; removing the chip keeps the words and saves no
@@ -35,12 +45,42 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   const [dismissedRule, setDismissedRule] = useState<string | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const create = useCreateTask(scope);
+  // Issue 23: priority and label words, and the ones whose chip was taken off (they stay in the title).
+  const labels = useLabels().data;
+  const createLabel = useCreateLabel();
+  const [dismissedTags, setDismissedTags] = useState<string[]>([]);
+  const tags = readTags(text);
+  const isKept = (tag: { text: string }) => !dismissedTags.includes(tag.text.toLowerCase());
+  const dismissTag = (tag: { text: string }) => {
+    setDismissedTags((before) => [...before, tag.text.toLowerCase()]);
+    inputRef.current?.focus();
+  };
+  const known = new Map((labels ?? []).map((label) => [labelKey(label.name), label]));
+  const priority = tags.priority && isKept(tags.priority) ? tags.priority : null;
+  const taggedLabels = tags.labels.filter(isKept).flatMap((tag) => {
+    const label = known.get(labelKey(tag.name));
+    return label ? [{ tag, label }] : [];
+  });
+  // A label not made yet waits for its confirmation chip; until then its word is part of the title.
+  const newLabels = tags.labels.filter((tag) => isKept(tag) && !known.has(labelKey(tag.name)));
+  const line = withoutWords(text, [
+    ...(priority ? [priority.text] : []),
+    ...taggedLabels.map(({ tag }) => tag.text),
+  ]);
+  const confirmLabel = async (name: string) => {
+    try {
+      await createLabel.mutateAsync({ name, color: 'grey' });
+    } catch {
+      errorToast(LABEL_COPY.createLabelFailed);
+    }
+    inputRef.current?.focus();
+  };
 
   const loadOnFirstUse = () => {
     if (!parse) void loadParser().then((fn) => setParse(() => fn));
   };
 
-  const parsed = parse ? parse(text) : { ...NO_DATE, title: text.trim() };
+  const parsed = parse ? parse(line) : { ...NO_DATE, title: line };
   const ruleKeyOf = (p: Parsed) => (p.recurrence ? `${p.recurrence.text}|${p.recurrence.rule}` : null);
   const dateKeyOf = (p: Parsed) => (p.dueDate ? `${p.dateText}|${p.dueDate}` : null);
   /** What of a reading is kept: a rule needs its date; a date read from the rule goes with it. */
@@ -59,9 +99,9 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     event.preventDefault();
     if (create.isPending) return;
     // Enter may come before the parser has loaded: read the date now, as the chip would show it.
-    const final = (await loadParser())(text);
+    const final = (await loadParser())(line);
     const { keepDate, keepRule } = kept(final);
-    const words = text.trim().replace(/\s+/g, ' ');
+    const words = line;
     // Words whose chip was taken off stay in the title.
     const title = keepDate
       ? keepRule || !final.recurrence || final.dateText === final.recurrence.text
@@ -80,6 +120,8 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
         ...(keepRule && final.recurrence
           ? { recurrence: final.recurrence.rule, recurrenceFrom: final.recurrence.from }
           : {}),
+        ...(priority ? { priority: priority.value } : {}),
+        ...(taggedLabels.length > 0 ? { labelIds: taggedLabels.map(({ label }) => label.id) } : {}),
       });
     } catch {
       errorToast(ERRORS.createTask);
@@ -89,6 +131,7 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     setText('');
     setDismissed(null);
     setDismissedRule(null);
+    setDismissedTags([]);
     // Reminders are added once the task exists (POST /api/tasks/{id}/reminders).
     for (const reminder of final.reminders ?? []) {
       void addReminder(created.id, reminder).catch(() => errorToast(QUICK_ADD_REMINDER_FAILED));
@@ -161,6 +204,43 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
           <XIcon aria-hidden className="text-muted-foreground" />
         </button>
       )}
+      {priority && (
+        <button
+          type="button"
+          aria-label={LABEL_COPY.removePriority(PRIORITY_TEXT[priority.value].short)}
+          title={`${PRIORITY_TEXT[priority.value].long} (from “${priority.text}”)`}
+          onClick={() => dismissTag(priority)}
+          className={CHIP_CLASSES}
+        >
+          <FlagIcon aria-hidden className="text-muted-foreground" />
+          <span>{PRIORITY_TEXT[priority.value].short}</span>
+          <XIcon aria-hidden className="text-muted-foreground" />
+        </button>
+      )}
+      {taggedLabels.map(({ tag, label }) => (
+        <button
+          key={label.id}
+          type="button"
+          aria-label={LABEL_COPY.removeLabel(label.name)}
+          onClick={() => dismissTag(tag)}
+          className={CHIP_CLASSES}
+        >
+          <LabelChip label={label} />
+          <XIcon aria-hidden className="text-muted-foreground" />
+        </button>
+      ))}
+      {newLabels.map((tag) => (
+        <button
+          key={labelKey(tag.name)}
+          type="button"
+          disabled={createLabel.isPending}
+          onClick={() => void confirmLabel(tag.name)}
+          className={cn(CHIP_CLASSES, 'border-dashed', PROJECT_COLOR_STYLES.grey.soft)}
+        >
+          <TagIcon aria-hidden />
+          <span>{LABEL_COPY.createLabel(tag.name)}</span>
+        </button>
+      ))}
       {reminderCount > 0 && (
         <span className="inline-flex h-9 shrink-0 items-center gap-1.5 rounded-md border px-2.5 text-sm text-muted-foreground [&_svg]:size-4">
           <BellIcon aria-hidden />

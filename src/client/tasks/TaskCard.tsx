@@ -7,6 +7,7 @@ import type { TaskSummary } from '../../common/tasks';
 import { TaskAiPanel } from '../agents/TaskAiPanel';
 import { ChecklistPanel } from '../checklist/ChecklistPanel';
 import { TaskConversation } from '../comments/TaskConversation';
+import { TaskTagsEditor } from '../labels/TaskTagsEditor';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { shortcutFor } from '../lib/shortcuts';
@@ -283,6 +284,7 @@ export const TaskCard = memo(function TaskCard({
               onCompleteForever={() => void completeForever()}
             />
           )}
+          {editable && <TaskTagsEditor task={task} update={update} />}
           <ChecklistPanel taskId={task.id} />
           {editable && <TaskReminders task={task} />}
           {details ? (

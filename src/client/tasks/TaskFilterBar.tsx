@@ -1,13 +1,25 @@
-import { SearchIcon, XIcon } from 'lucide-react';
+import { BookmarkPlusIcon, SearchIcon, XIcon } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { COPY } from '../../common/spec';
-import { DUE_FILTERS, type DueFilter } from '../../common/tasks';
+import {
+  DUE_FILTERS,
+  type DueFilter,
+  PRIORITIES,
+  type Priority,
+  TASK_SORTS,
+  type TaskSort,
+} from '../../common/tasks';
 import { useAgents } from '../agents/api';
+import { useScreen } from '../app/screens';
+import { useLabels } from '../labels/api';
+import { LABEL_COPY, PRIORITY_TEXT } from '../labels/copy';
+import { SaveFilterDialog } from '../labels/SaveFilterDialog';
+import { savedFilterQuery } from '../labels/saved-filters';
 import { cn } from '../lib/cn';
 import { SEARCH_FIELD_ID } from '../lib/shortcuts';
 import { Button } from '../ui/button';
 import { fieldClasses, Input } from '../ui/input';
-import { DUE_LABELS, useTaskFilter } from './filters';
+import { DUE_LABELS, filterQuery, SORT_LABELS, useTaskFilter } from './filters';
 
 /** How long typing may pause before the list asks the server again. */
 const TYPING_PAUSE_MS = 150;
@@ -20,6 +32,9 @@ const TYPING_PAUSE_MS = 150;
 export function TaskFilterBar() {
   const { filter, setFilter, filtered } = useTaskFilter();
   const agents = useAgents();
+  const labels = useLabels();
+  const screen = useScreen();
+  const [saving, setSaving] = useState(false);
   const [text, setText] = useState(filter.q ?? '');
   const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
 
@@ -88,6 +103,74 @@ export function TaskFilterBar() {
           ))}
         </select>
       )}
+      <select
+        name="priority"
+        aria-label={LABEL_COPY.priority}
+        className={selectClasses}
+        value={filter.priority?.join(',') ?? ''}
+        onChange={(event) =>
+          setFilter({
+            ...filter,
+            priority: event.target.value
+              ? (event.target.value.split(',').map(Number) as Priority[])
+              : undefined,
+          })
+        }
+      >
+        <option value="">{LABEL_COPY.anyPriority}</option>
+        {/* A list the address holds that is none of these is offered too. */}
+        {filter.priority && filter.priority.length > 1 && (
+          <option value={filter.priority.join(',')}>
+            {filter.priority.map((p) => PRIORITY_TEXT[p].short).join(', ')}
+          </option>
+        )}
+        {PRIORITIES.map((priority) => (
+          <option key={priority} value={priority}>
+            {PRIORITY_TEXT[priority].long}
+          </option>
+        ))}
+      </select>
+      {((labels.data && labels.data.length > 0) || filter.label) && (
+        <select
+          name="label"
+          aria-label={LABEL_COPY.labels}
+          className={selectClasses}
+          value={filter.label?.join('\n') ?? ''}
+          onChange={(event) =>
+            setFilter({ ...filter, label: event.target.value ? event.target.value.split('\n') : undefined })
+          }
+        >
+          <option value="">{LABEL_COPY.anyLabel}</option>
+          {filter.label && !labels.data?.some((label) => filter.label?.join('\n') === label.name) && (
+            <option value={filter.label.join('\n')}>
+              {filter.label.map((name) => `@${name}`).join(' ')}
+            </option>
+          )}
+          {labels.data?.map((label) => (
+            <option key={label.id} value={label.name}>
+              @{label.name}
+            </option>
+          ))}
+        </select>
+      )}
+      <select
+        name="sort"
+        aria-label={LABEL_COPY.sort}
+        className={selectClasses}
+        value={filter.sort ?? 'manual'}
+        onChange={(event) =>
+          setFilter({
+            ...filter,
+            sort: event.target.value === 'manual' ? undefined : (event.target.value as TaskSort),
+          })
+        }
+      >
+        {TASK_SORTS.map((sort) => (
+          <option key={sort} value={sort}>
+            {`Sort: ${SORT_LABELS[sort]}`}
+          </option>
+        ))}
+      </select>
       <label className="flex h-9 cursor-pointer items-center gap-2 rounded-md border px-3 text-sm">
         <input
           type="checkbox"
@@ -99,11 +182,22 @@ export function TaskFilterBar() {
         Has files
       </label>
       {filtered && (
+        <Button variant="ghost" size="sm" onClick={() => setSaving(true)}>
+          <BookmarkPlusIcon aria-hidden />
+          {LABEL_COPY.saveFilter}
+        </Button>
+      )}
+      {filtered && (
         <Button variant="ghost" size="sm" onClick={() => setFilter({})}>
           <XIcon aria-hidden />
           {COPY.clearFilter}
         </Button>
       )}
+      <SaveFilterDialog
+        open={saving}
+        onOpenChange={setSaving}
+        query={savedFilterQuery(screen, filterQuery(filter))}
+      />
     </search>
   );
 }

@@ -3,6 +3,7 @@ import { recurrenceText } from '../../common/recurrence';
 import type { TaskSummary } from '../../common/tasks';
 import { CardPeople } from '../comments/People';
 import { TaskFilesControl } from '../files/TaskFilesControl';
+import { LabelChip, PriorityFlag } from '../labels/Tags';
 import { cn } from '../lib/cn';
 import { Badge } from '../ui/badge';
 import { formatDueDate, formatDueTime, taskUrgency } from './dates';
@@ -36,6 +37,7 @@ export function TaskMeta({
   const Icon = cue?.icon ?? CalendarIcon;
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
+      <PriorityFlag priority={task.priority} />
       {task.dueDate && (
         <Badge variant="outline" className={cn('font-normal text-muted-foreground', cue?.className)}>
           <Icon aria-hidden />
@@ -70,6 +72,15 @@ export function TaskMeta({
             {task.checklist.done} of {task.checklist.total} checklist items done
           </span>
         </Badge>
+      )}
+      {task.labels.length > 0 && (
+        <ul aria-label="Labels" className="flex flex-wrap items-center gap-1">
+          {task.labels.map((label) => (
+            <li key={label.id} className="flex">
+              <LabelChip label={label} />
+            </li>
+          ))}
+        </ul>
       )}
       <CardPeople task={task} />
       <TaskFilesControl taskId={task.id} readOnly={readOnly} />

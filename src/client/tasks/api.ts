@@ -8,6 +8,7 @@ import {
 import { useCallback } from 'react';
 import { LIMITS } from '../../common/spec';
 import {
+  ALL_PROJECTS,
   ARCHIVED_TASKS_PATH,
   type CreateTaskBody,
   TASKS_PATH,
@@ -19,6 +20,7 @@ import {
   type UpdateTaskBody,
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
+import { searchParams } from '../lib/search-params';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
 
@@ -29,7 +31,9 @@ export const taskKey = (id: number) => [taskPath(id)] as const;
 
 export type TaskUpdates = UpdateTaskBody;
 export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'> &
-  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'sectionId'>>;
+  Partial<
+    Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'priority' | 'labelIds' | 'sectionId'>
+  >;
 
 /** A reminder to add to a task (issue 22): an ISO instant, or minutes before its due date-time. */
 export type NewReminder = { at: string } | { relativeMinutes: number };
@@ -52,13 +56,19 @@ export function isActive(task: Pick<Task, 'completed' | 'archived'>): boolean {
 
 /**
  * Which tasks a list shows (issue 21): the caller's Inbox (the spec's list, asked for with no
- * parameter), one project's, or those assigned to the caller in any project.
+ * parameter), one project's, those assigned to the caller in any project, or (issue 23, Today and
+ * Upcoming) everything of the caller's: their Inbox and what is assigned to them.
  */
-export type TaskScope = { kind: 'inbox' } | { kind: 'project'; projectId: number } | { kind: 'assigned' };
+export type TaskScope =
+  | { kind: 'inbox' }
+  | { kind: 'project'; projectId: number }
+  | { kind: 'assigned' }
+  | { kind: 'mine' };
 export const INBOX_SCOPE: TaskScope = { kind: 'inbox' };
 
 function scopeParams(scope: TaskScope): Record<string, string> {
   if (scope.kind === 'project') return { projectId: String(scope.projectId) };
+  if (scope.kind === 'mine') return { projectId: ALL_PROJECTS, assignee: 'me' };
   return scope.kind === 'assigned' ? { assignee: 'me' } : {};
 }
 
@@ -78,8 +88,8 @@ export const listKey = (path: string, scope: TaskScope, filter?: TaskFilter) => 
  * that reaches the list reaches it.
  */
 async function fetchSummaries({ queryKey, signal }: { queryKey: readonly unknown[]; signal: AbortSignal }) {
-  const [url, params] = queryKey as [string, Record<string, string> | undefined];
-  const query = new URLSearchParams({ ...params, view: 'summary' });
+  const [url, params] = queryKey as [string, Record<string, string | string[]> | undefined];
+  const query = searchParams({ ...params, view: 'summary' });
   return (await (await apiRequest('GET', `${url}?${query}`, undefined, { signal })).json()) as TaskSummary[];
 }
 
@@ -90,6 +100,24 @@ export function useActiveTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFilt
     queryFn: fetchSummaries,
     select: selectActive,
     // While the person types, the last answer stays on screen until the next arrives.
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** Days 'YYYY-MM-DD', both included (issue 23: GET /api/tasks?dueFrom=&dueTo=). */
+export type DueWindow = { dueFrom?: string; dueTo?: string };
+
+/**
+ * The active tasks of `scope` due in `window` (Today, Upcoming, the calendar), under a key that
+ * starts with the list's URL like every list's, so every write and live update reaches it.
+ */
+export function useDueTasks(scope: TaskScope, window: DueWindow, enabled = true) {
+  const params = { ...scopeParams(scope), ...window };
+  return useQuery<TaskSummary[], Error, TaskSummary[]>({
+    queryKey: [TASKS_PATH, params],
+    enabled,
+    queryFn: fetchSummaries,
+    select: selectActive,
     placeholderData: keepPreviousData,
   });
 }

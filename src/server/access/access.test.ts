@@ -28,6 +28,15 @@ const readers: Record<Caller, Outcome> = {
 const commenters: Record<Caller, Outcome> = { ...readers, viewer: 403 };
 const editors: Record<Caller, Outcome> = { ...commenters, commenter: 403 };
 const admins: Record<Caller, Outcome> = { ...editors, editor: 403 };
+/** A person's own label or saved filter (issue 23): its owner alone; anyone else cannot tell it exists. */
+const ownerOnly: Record<Caller, Outcome> = {
+  owner: 'ok',
+  admin: 404,
+  editor: 404,
+  commenter: 404,
+  viewer: 404,
+  'non-member': 404,
+};
 
 /** What each test's project holds: a task with a checklist item, a file, a comment and an AI proposal. */
 interface Fixture {
@@ -192,6 +201,93 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       variant: '{assigneeIds}',
       call: (c, f) => send(c, 'PATCH', `/api/tasks/${f.task.id}`, { assigneeIds: [people.viewer.user.id] }),
       expected: editors,
+    },
+    {
+      route: 'PATCH /api/tasks/:id',
+      variant: '{priority}',
+      call: (c, f) => send(c, 'PATCH', `/api/tasks/${f.task.id}`, { priority: 1 }),
+      expected: editors,
+    },
+    {
+      // Each caller tags with a label of their own.
+      route: 'PATCH /api/tasks/:id',
+      variant: '{labelIds}',
+      call: async (c, f) => {
+        const label = await ok<{ id: number }>(
+          send(c, 'POST', '/api/labels', { name: 'mine', color: 'red' }),
+          201,
+        );
+        return send(c, 'PATCH', `/api/tasks/${f.task.id}`, { labelIds: [label.id] });
+      },
+      expected: editors,
+    },
+    {
+      route: 'POST /api/tasks',
+      variant: '{projectId, priority, labelIds}',
+      call: async (c, f) => {
+        const label = await ok<{ id: number }>(
+          send(c, 'POST', '/api/labels', { name: 'new', color: 'red' }),
+          201,
+        );
+        return send(c, 'POST', '/api/tasks', {
+          title: 'New',
+          projectId: f.projectId,
+          priority: 2,
+          labelIds: [label.id],
+        });
+      },
+      expected: editors,
+    },
+    {
+      route: 'GET /api/tasks',
+      variant: '?projectId&priority&label&sort',
+      call: (c, f) =>
+        send(c, 'GET', `/api/tasks?projectId=${f.projectId}&priority=1,4&label=x&sort=priority`),
+      expected: readers,
+    },
+    {
+      route: 'PATCH /api/labels/:id',
+      call: async (c) => {
+        const label = await ok<{ id: number }>(
+          send(people.owner, 'POST', '/api/labels', { name: `l${Math.random()}`, color: 'red' }),
+          201,
+        );
+        return send(c, 'PATCH', `/api/labels/${label.id}`, { color: 'blue' });
+      },
+      expected: ownerOnly,
+    },
+    {
+      route: 'DELETE /api/labels/:id',
+      call: async (c) => {
+        const label = await ok<{ id: number }>(
+          send(people.owner, 'POST', '/api/labels', { name: `l${Math.random()}`, color: 'red' }),
+          201,
+        );
+        return send(c, 'DELETE', `/api/labels/${label.id}`);
+      },
+      expected: ownerOnly,
+    },
+    {
+      route: 'PATCH /api/filters/:id',
+      call: async (c) => {
+        const filter = await ok<{ id: number }>(
+          send(people.owner, 'POST', '/api/filters', { name: 'Mine', query: 'priority=1' }),
+          201,
+        );
+        return send(c, 'PATCH', `/api/filters/${filter.id}`, { name: 'Theirs' });
+      },
+      expected: ownerOnly,
+    },
+    {
+      route: 'DELETE /api/filters/:id',
+      call: async (c) => {
+        const filter = await ok<{ id: number }>(
+          send(people.owner, 'POST', '/api/filters', { name: 'Mine', query: 'priority=1' }),
+          201,
+        );
+        return send(c, 'DELETE', `/api/filters/${filter.id}`);
+      },
+      expected: ownerOnly,
     },
     {
       route: 'DELETE /api/tasks/:id',
@@ -378,6 +474,8 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id|sections\/:id|projects\/:id\/sections)/.test(
       url,
     );
+  /** A person's own things by id (issue 23): labels and saved filters, whose owner alone reaches them. */
+  const ownById = (url: string) => /^\/api\/(labels|filters)\/:id$/.test(url);
   /** Routes outside any one id that still take a project (a list, a new task, an order, a run, an import). */
   const TAKING_A_PROJECT = [
     'GET /api/tasks',
@@ -392,7 +490,12 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     const registered = t.routes
       .filter((route) => route.method !== 'HEAD')
       .map((route) => `${route.method} ${route.url}`)
-      .filter((name) => insideProjects(name.split(' ')[1]!) || TAKING_A_PROJECT.includes(name));
+      .filter(
+        (name) =>
+          insideProjects(name.split(' ')[1]!) ||
+          ownById(name.split(' ')[1]!) ||
+          TAKING_A_PROJECT.includes(name),
+      );
     expect([...new Set(ROUTES.map((route) => route.route))].sort()).toEqual([...new Set(registered)].sort());
   });
 

@@ -10,7 +10,7 @@ import type { SessionStore } from '../auth/sessions';
 import { createTwoFactorRepository } from '../auth/two-factor-repository';
 import { toPublicUser } from '../auth/users';
 import type { Database, UserRow } from '../db/schema';
-import { toBool } from '../db/values';
+import { isUniqueViolation, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { conflict, forbidden, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
@@ -50,12 +50,6 @@ export function firstFreeUsername(stem: string, taken: ReadonlySet<string>): str
   let n = 2;
   while (taken.has(`${stem}${n}`)) n += 1;
   return `${stem}${n}`;
-}
-
-/** A unique index refused the row: SQLite and PostgreSQL say so differently. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
 }
 
 /** Who is acting: their row, and the session they act from (kept when they reset themselves). */

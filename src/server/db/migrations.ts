@@ -859,6 +859,61 @@ function notifications(dialect: DialectName): Migration {
 }
 
 /**
+ * Priorities, labels and saved filters (issue 23, decision 037). A label belongs to one person;
+ * `name_key` is its name folded for case, unique per person. task_labels says who tagged a task
+ * with what through the label's owner; both go with the task or the label.
+ */
+function prioritiesAndLabels(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('priority', 'integer', (col) => col.notNull().defaultTo(4))
+        .execute();
+      await db.schema
+        .createTable('labels')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('name_key', 'text', (col) => col.notNull())
+        .addColumn('color', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('labels_user_name')
+        .on('labels')
+        .columns(['user_id', 'name_key'])
+        .unique()
+        .execute();
+      await db.schema.createIndex('labels_name_key').on('labels').column('name_key').execute();
+      await db.schema
+        .createTable('task_labels')
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('label_id', 'integer', (col) => col.notNull().references('labels.id').onDelete('cascade'))
+        .addPrimaryKeyConstraint('task_labels_pkey', ['task_id', 'label_id'])
+        .execute();
+      await db.schema
+        .createIndex('task_labels_label')
+        .on('task_labels')
+        .columns(['label_id', 'task_id'])
+        .execute();
+      await db.schema
+        .createTable('saved_filters')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('query', 'text', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('saved_filters_user').on('saved_filters').column('user_id').execute();
+    },
+  };
+}
+
+/**
  * Issue 23: sections, the ordered groups of a project's tasks (the Inbox's too). A task is in one
  * section of its project or in none; deleting a section leaves its tasks in none (the service does
  * it in the deletion's transaction; the foreign key's SET NULL is the database's own guard).
@@ -914,6 +969,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0015_time_and_recurrence': timeAndRecurrence(),
         '0016_notifications': notifications(dialect),
         '0017_push': push(dialect),
+        '0018_priorities_and_labels': prioritiesAndLabels(dialect),
         '0020_sections': sections(dialect),
       };
     },

@@ -199,6 +199,35 @@ export interface TasksTable {
   recurrence_from: ColumnType<'due' | 'completion', 'due' | 'completion' | undefined, 'due' | 'completion'>;
   /** The section of its project the task is in (migration 0020); null: none. */
   section_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** 1 (urgent) to 4 (none), migration 0018. */
+  priority: ColumnType<number, number | undefined, number>;
+}
+
+/** A person's label (migration 0018): name_key is the name folded for case, unique per person. */
+export interface LabelsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  name_key: string;
+  color: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Which labels are on which task (each label's owner put it there). */
+export interface TaskLabelsTable {
+  task_id: number;
+  label_id: number;
+}
+
+/** A person's saved filter: a name and the filter part of a list's address. */
+export interface SavedFiltersTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  query: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /** A step of a task (migration 0008); the owner is repeated from the task for scoped queries. */
@@ -486,6 +515,9 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   push_keys: PushKeysTable;
   push_subscriptions: PushSubscriptionsTable;
+  labels: LabelsTable;
+  task_labels: TaskLabelsTable;
+  saved_filters: SavedFiltersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -493,6 +525,8 @@ export type NewUser = Insertable<UsersTable>;
 export type TaskRow = Selectable<TasksTable>;
 export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
+export type LabelRow = Selectable<LabelsTable>;
+export type SavedFilterRow = Selectable<SavedFiltersTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type AiRunRow = Selectable<AiRunsTable>;
 export type AiProposalRow = Selectable<AiProposalsTable>;

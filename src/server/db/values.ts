@@ -20,3 +20,9 @@ export const toNumber = (value: number | string): number =>
 
 /** The current time as the ISO string every timestamp column is written with. */
 export const nowIso = (): string => new Date().toISOString();
+
+/** A unique index refused the row: SQLite and PostgreSQL say so differently. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === '23505';
+}

@@ -102,14 +102,18 @@ export function createDiskFileStore(root: string, instance: string): FileStore {
       const key = crypto.randomBytes(16).toString('hex');
       const temporary = path.join(incoming, key);
       const counter = byteCounter(maxBytes);
+      const writer = fs.createWriteStream(temporary, {
+        flags: 'wx',
+        mode: 0o600,
+        highWaterMark: UPLOAD_BUFFER_BYTES,
+      });
       try {
-        await pipeline(
-          source,
-          counter.stream,
-          fs.createWriteStream(temporary, { flags: 'wx', mode: 0o600, highWaterMark: UPLOAD_BUFFER_BYTES }),
-        );
+        await pipeline(source, counter.stream, writer);
         await fsp.rename(temporary, pathOf(key));
       } catch (error) {
+        // A write stream destroyed while its file is still opening opens (creates) it all the same,
+        // after this would have removed it: wait until it has closed, then remove the file.
+        if (!writer.closed) await new Promise<void>((resolve) => writer.once('close', () => resolve()));
         await fsp.rm(temporary, { force: true });
         throw error;
       }

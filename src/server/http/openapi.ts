@@ -78,6 +78,7 @@ const TAGS: Array<{ name: string; description: string }> = [
     description: "A project's named, ordered groups of tasks; tasks in none are 'No section'.",
   },
   { name: 'Checklists', description: 'The steps of a task.' },
+  { name: 'Labels', description: 'Your labels (on tasks, seen by all who see the task) and saved filters.' },
   {
     name: 'Comments',
     description: 'The conversation on a task: Markdown, with mentions of project members.',

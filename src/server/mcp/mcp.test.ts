@@ -84,9 +84,15 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'agentId',
       'assignee',
       'due',
+      // Issue 23's due window, from the API's own query schema.
+      'dueFrom',
+      'dueTo',
       'hasFiles',
+      'label',
+      'priority',
       'projectId',
       'q',
+      'sort',
     ]);
     expect(schema('list_tasks').properties?.due).toMatchObject({
       enum: ['overdue', 'today', 'week', 'none'],
@@ -98,6 +104,8 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'description',
       'dueDate',
       'dueTime',
+      'labelIds',
+      'priority',
       'projectId',
       'recurrence',
       'recurrenceFrom',

@@ -75,6 +75,8 @@ export const createTaskInput = createTaskBodySchema
     dueTime: true,
     recurrence: true,
     recurrenceFrom: true,
+    priority: true,
+    labelIds: true,
   })
   .extend({ agentId });
 
@@ -95,6 +97,8 @@ export const updateTaskInput = updateTaskBodySchema
     dueTime: true,
     recurrence: true,
     recurrenceFrom: true,
+    priority: true,
+    labelIds: true,
   })
   .extend({ taskId, agentId });
 
@@ -140,6 +144,8 @@ export function taskLine(task: Task, { withProject = false } = {}): string {
     parts.push(
       `repeats ${recurrenceText(task.recurrence)}${task.recurrenceFrom === 'completion' ? ' from completion' : ''}`,
     );
+  if (task.priority < 4) parts.push(`P${task.priority}`);
+  if (task.labels.length > 0) parts.push(task.labels.map((label) => `@${label.name}`).join(' '));
   if (task.checklist.total > 0) parts.push(`checklist ${task.checklist.done}/${task.checklist.total}`);
   if (task.archived) parts.push('archived');
   if (withProject) parts.push(`project ${task.projectId}`);
@@ -158,6 +164,9 @@ function taskDetails(task: Task, items: ChecklistItem[], agent: Agent | undefine
     `Archived: ${yesNo(task.archived)}`,
   ];
   if (task.assigneeIds.length > 0) lines.push(`Assignees (user ids): ${task.assigneeIds.join(', ')}`);
+  if (task.priority < 4) lines.push(`Priority: P${task.priority}`);
+  if (task.labels.length > 0)
+    lines.push(`Labels: ${task.labels.map((label) => `${label.name} (#${label.id})`).join(', ')}`);
   if (task.contextId !== null) lines.push(`Agent: ${agent ? agentLine(agent) : `#${task.contextId}`}`);
   lines.push(`Description: ${task.description ?? '(none)'}`);
   if (task.notes) lines.push(`Notes: ${task.notes}`);
@@ -258,7 +267,7 @@ export async function createMcpServer(
     {
       title: 'Create a task',
       description:
-        "Adds a task at the top of a list: your Inbox, or the project named by projectId (you must be an editor there). dueDate is YYYY-MM-DD; dueTime 'HH:MM' in your time zone (needs dueDate); recurrence an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO (needs dueDate), recurrenceFrom 'due' or 'completion'; agentId attaches one of your AI agents.",
+        "Adds a task at the top of a list: your Inbox, or the project named by projectId (you must be an editor there). dueDate is YYYY-MM-DD; dueTime 'HH:MM' in your time zone (needs dueDate); recurrence an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO (needs dueDate), recurrenceFrom 'due' or 'completion'; priority 1 (urgent) to 4 (none); labelIds your labels' ids; agentId attaches one of your AI agents.",
       inputSchema: createTaskInput,
     },
     ({ agentId, ...fields }) =>
@@ -279,7 +288,7 @@ export async function createMcpServer(
     {
       title: 'Change a task',
       description:
-        "Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none: clears dueTime and recurrence too), dueTime ('HH:MM' in your time zone, null for none), recurrence (an RRULE, null for none), recurrenceFrom ('due' or 'completion'), completed, archived, agentId; projectId moves the task to another project; assigneeIds (user ids, members of its project) replaces its assignees. The fields left out stay as they are. You must be an editor of the task's project. Completed and archived are one state: completing archives the task, reopening restores it.",
+        "Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none: clears dueTime and recurrence too), dueTime ('HH:MM' in your time zone, null for none), recurrence (an RRULE, null for none), recurrenceFrom ('due' or 'completion'), completed, archived, agentId; projectId moves the task to another project; assigneeIds (user ids, members of its project) replaces its assignees; priority 1 (urgent) to 4 (none); labelIds (ids of your own labels) replaces your labels on it. The fields left out stay as they are. You must be an editor of the task's project. Completed and archived are one state: completing archives the task, reopening restores it.",
       inputSchema: updateTaskInput,
     },
     ({ taskId, agentId, ...fields }) =>

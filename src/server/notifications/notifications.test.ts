@@ -86,7 +86,8 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
       .where('id', '=', taskId)
       .execute();
   const jobsLike = (prefix: string) =>
-    t.ctx.db.kysely.selectFrom('jobs').selectAll().where('key', 'like', `${prefix}%`).execute();
+    // In the order they were enqueued: PostgreSQL returns rows in no order without one.
+    t.ctx.db.kysely.selectFrom('jobs').selectAll().where('key', 'like', `${prefix}%`).orderBy('id').execute();
 
   beforeAll(async () => {
     smtp = await startSmtpServer();

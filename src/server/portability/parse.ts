@@ -17,6 +17,8 @@ export interface ParsedTask extends Omit<NewTaskWithChecklist, 'contextId' | 'se
   agentRef: number | null;
   /** The name of the section the task is under in the file (Todoist's section rows); none when absent. */
   section?: string;
+  /** Label names (Todoist's `@name` in CONTENT): the importer's labels of those names go on the task. */
+  labels?: string[];
 }
 
 export interface ParsedAgent {
@@ -62,6 +64,7 @@ const taskFields = updateTaskBodySchema.pick({
   dueTime: true,
   recurrence: true,
   recurrenceFrom: true,
+  priority: true,
 });
 
 const checklistTitle = createChecklistItemBodySchema.shape.title;
@@ -192,6 +195,7 @@ function parseJson(body: string, timeZone: string): ParsedFile {
       dueTimeZone: task.dueTime ? zoneOr((entry as { dueTimeZone?: unknown }).dueTimeZone, timeZone) : null,
       recurrence: task.recurrence ?? null,
       recurrenceFrom: task.recurrenceFrom ?? 'due',
+      priority: task.priority ?? 4,
     });
   }
   // Agents are not rows of the task list: only the bad tasks count as skipped.
@@ -312,6 +316,8 @@ function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
       dueTime: field(record, 'dueTime').trim() || null,
       recurrence: field(record, 'recurrence').trim() || null,
       recurrenceFrom: field(record, 'recurrenceFrom').trim() || undefined,
+      // Issue 23: absent from older files, which read as no priority.
+      priority: priorityCell(field(record, 'priority')),
     });
     if ('error' in checked) error ??= checked.error;
     if (error !== undefined || 'error' in checked) {
@@ -335,9 +341,39 @@ function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
       dueTimeZone: task.dueTime ? zoneOr(field(record, 'dueTimeZone').trim(), timeZone) : null,
       recurrence: task.recurrence ?? null,
       recurrenceFrom: task.recurrenceFrom ?? 'due',
+      priority: task.priority ?? 4,
     });
   }
   return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors, notices: [] };
+}
+
+/** A CSV priority cell: empty is none; anything else must read as a number the task routes accept. */
+const priorityCell = (cell: string): number | string | undefined => {
+  const text = cell.trim();
+  if (!text) return undefined;
+  return /^\d+$/.test(text) ? Number(text) : text;
+};
+
+/** Todoist's PRIORITY is the other way round: its 4 is the most urgent (P1), its 1 none (P4). */
+export const todoistPriority = (cell: string): number => {
+  const value = Number(cell.trim());
+  return Number.isInteger(value) && value >= 1 && value <= 4 ? 5 - value : 4;
+};
+
+/** `@name` words in a Todoist CONTENT: its labels. Emails ('a@b.c') are not labels. */
+const TODOIST_LABEL = /(^|\s)@([^\s@]{1,50})(?=\s|$)/g;
+
+/** The CONTENT without its labels, and the labels' names. */
+export function todoistLabels(content: string): { title: string; labels: string[] } {
+  const labels: string[] = [];
+  const title = content
+    .replace(TODOIST_LABEL, (_match, before: string, name: string) => {
+      labels.push(name);
+      return before;
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  return { title: title || content.trim(), labels };
 }
 
 /** The local calendar date of a Date, as YYYY-MM-DD. */
@@ -516,7 +552,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
       continue;
     }
     const { due, notice, repeat } = dueOf(true);
-    const checked = checkTask({ title: content, description: field(record, 'DESCRIPTION'), dueDate: due });
+    const { title, labels } = todoistLabels(content);
+    const checked = checkTask({ title, description: field(record, 'DESCRIPTION'), dueDate: due });
     if ('error' in checked) {
       skip(checked.error);
       parent = { skippedLine: line };
@@ -536,6 +573,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
       checklistItems: [],
       ...(repeat ?? {}),
       ...(section ? { section } : {}),
+      priority: todoistPriority(field(record, 'PRIORITY')),
+      ...(labels.length > 0 ? { labels } : {}),
     };
     tasks.push(task);
     if (notice) notices.push(notice);

@@ -366,6 +366,62 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(new Set(tasks.map((task) => task.sectionId))).toEqual(new Set([sections[0]!.id]));
   });
 
+  it("keeps Todoist's priorities, the other way round (its 4 is P1), and its @labels as the importer's labels", async () => {
+    const existing = await alice.request('POST', '/api/labels', { name: 'Work', color: 'blue' });
+    expect(existing.statusCode).toBe(201);
+    const todoist = [
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
+      'task,Urgent @work @errands,,4,1,,,,en,',
+      'task,High,,3,1,,,,en,',
+      'task,Medium @Errands,,2,1,,,,en,',
+      'task,None write to ana@example.com,,1,1,,,,en,',
+      'task,Odd priority,,9,1,,,,en,',
+    ].join('\n');
+    expect(await imported(alice, todoist)).toMatchObject({ imported: 5, skipped: 0 });
+    const tasks = await active(alice);
+    expect(tasks.map((task) => [task.title, task.priority, task.labels.map((label) => label.name)])).toEqual([
+      ['Urgent', 1, ['errands', 'Work']],
+      ['High', 2, []],
+      ['Medium', 3, ['errands']],
+      ['None write to ana@example.com', 4, []],
+      ['Odd priority', 4, []],
+    ]);
+    // Her existing label was reused (case aside); the new one is hers, in grey.
+    const labels = (await alice.request('GET', '/api/labels')).json() as Array<{
+      name: string;
+      color: string;
+    }>;
+    expect(labels.map((label) => [label.name, label.color])).toEqual([
+      ['errands', 'grey'],
+      ['Work', 'blue'],
+    ]);
+    expect((await bob.request('GET', '/api/labels')).json()).toEqual([]);
+  });
+
+  it("carries priority in Tasklane's own CSV and JSON", async () => {
+    await alice.request('POST', '/api/tasks', { title: 'Urgent', priority: 1 });
+    await alice.request('POST', '/api/tasks', { title: 'Plain' });
+    const csv = await alice.request('GET', '/api/export?format=csv');
+    expect(csv.body.split('\r\n')[0]).toMatch(/,priority$/);
+    const json = await exportJson(alice);
+    expect(json.tasks.map((task) => [task.title, task.priority])).toEqual([
+      ['Plain', 4],
+      ['Urgent', 1],
+    ]);
+    await imported(bob, csv.body);
+    await imported(bob, JSON.stringify(json));
+    expect((await active(bob)).map((task) => [task.title, task.priority])).toEqual([
+      ['Plain', 4],
+      ['Urgent', 1],
+      ['Plain', 4],
+      ['Urgent', 1],
+    ]);
+    expect(await imported(bob, 'title,priority\nBad,7\n')).toMatchObject({
+      imported: 0,
+      errors: [{ row: 2, message: 'priority must be 1 (urgent), 2, 3 or 4 (none)' }],
+    });
+  });
+
   it("imports a current Todoist export: no error for its meta row, notes in the task's notes", async () => {
     const result = await imported(alice, TODOIST_EXPORT);
     expect(result).toMatchObject({ imported: 3, skipped: 1, errors: [] });

@@ -2,13 +2,14 @@ import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import { CSV_COLUMNS, DATA_LIMITS, type ExportDocument, type ImportResult } from '../../common/data';
 import { DEFAULT_TIME_ZONE } from '../../common/due';
-import { PROJECTS_PATH } from '../../common/projects';
+import { labelKey } from '../../common/labels';
+import { DEFAULT_PROJECT_COLOR, PROJECTS_PATH } from '../../common/projects';
 import { projectSectionsPath } from '../../common/sections';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { type Access, projectNotFound } from '../access';
 import { recordActivity } from '../activity/repository';
 import type { Database } from '../db/schema';
-import { toBool, toIso } from '../db/values';
+import { nowIso, toBool, toIso } from '../db/values';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
 import { sectionsNamed } from '../sections/service';
@@ -69,6 +70,7 @@ export function createDataService({ db, live, access, projectEvents }: DataServi
           projectId: _project,
           assigneeIds: _assignees,
           commentCount: _comments,
+          labels: _labels,
           ...task
         } = toTask(row);
         return { ...task, checklistItems: itemsOf.get(row.id) ?? [] };
@@ -107,6 +109,7 @@ export function createDataService({ db, live, access, projectEvents }: DataServi
           dueTimeZone: task.dueTimeZone ?? '',
           recurrence: task.recurrence ?? '',
           recurrenceFrom: task.recurrenceFrom,
+          priority: String(task.priority),
         })),
         {
           header: true,
@@ -185,10 +188,59 @@ async function write(trx: Kysely<Database>, userId: number, projectId: number, p
       sectionId: section ? (sectionIds.get(section) ?? null) : null,
     })),
   );
+  await addLabels(
+    trx,
+    userId,
+    taskIds.map((taskId, i) => ({ taskId, names: parsed.tasks[i]?.labels ?? [] })),
+  );
   await recordActivity(
     trx,
     taskIds.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
   );
+}
+
+/** The importer's labels of these names (made when they have none of that name, in grey) on the tasks. */
+async function addLabels(
+  trx: Kysely<Database>,
+  userId: number,
+  tagged: Array<{ taskId: number; names: string[] }>,
+): Promise<void> {
+  const wanted = new Map<string, string>();
+  for (const { names } of tagged)
+    for (const name of names) if (!wanted.has(labelKey(name))) wanted.set(labelKey(name), name);
+  if (wanted.size === 0) return;
+  const existing = await trx
+    .selectFrom('labels')
+    .select(['id', 'name_key'])
+    .where('user_id', '=', userId)
+    .execute();
+  const ids = new Map(existing.map((row) => [row.name_key, row.id]));
+  const now = nowIso();
+  for (const [key, name] of wanted) {
+    if (ids.has(key)) continue;
+    const row = await trx
+      .insertInto('labels')
+      .values({
+        user_id: userId,
+        name,
+        name_key: key,
+        color: DEFAULT_PROJECT_COLOR,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    ids.set(key, row.id);
+  }
+  const rows = tagged.flatMap(({ taskId, names }) =>
+    [...new Set(names.map(labelKey))].map((key) => ({ task_id: taskId, label_id: ids.get(key)! })),
+  );
+  for (let at = 0; at < rows.length; at += 400) {
+    await trx
+      .insertInto('task_labels')
+      .values(rows.slice(at, at + 400))
+      .execute();
+  }
 }
 
 export type DataService = ReturnType<typeof createDataService>;

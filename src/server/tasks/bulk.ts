@@ -26,6 +26,8 @@ export interface NewTaskWithChecklist {
   recurrenceFrom?: 'due' | 'completion';
   /** Issue 23: a section of the project the tasks go to; none when absent. */
   sectionId?: number | null;
+  /** 1 (urgent) to 4 (none, when absent). */
+  priority?: number;
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
@@ -73,6 +75,7 @@ export async function insertTasksOnTop(
             recurrence: task.dueDate ? (task.recurrence ?? null) : null,
             recurrence_from: task.recurrenceFrom ?? 'due',
             section_id: task.sectionId ?? null,
+            priority: task.priority ?? 4,
             completed: done,
             archived: done,
             archived_at: done ? (task.archivedAt ?? now) : null,

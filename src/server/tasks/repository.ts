@@ -1,12 +1,15 @@
 import { type Kysely, sql } from 'kysely';
+import { addDays, ZONE_DAY_REACH } from '../../common/due';
+import { labelKey, type TaskLabel } from '../../common/labels';
+import type { ProjectColor } from '../../common/projects';
 import type { Task, TaskListQuery } from '../../common/tasks';
 import type { DialectName } from '../db';
 import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool, toIso, toIsoOrNull } from '../db/values';
 import { containsWord, searchWords } from './search';
 
-/** The only shape of a task that leaves the server; `assigneeIds` come from task_assignees. */
-export function toTask(row: TaskRow, assigneeIds: number[] = []): Task {
+/** The only shape of a task that leaves the server; `assigneeIds` come from task_assignees, `labels` from task_labels. */
+export function toTask(row: TaskRow, assigneeIds: number[] = [], labels: TaskLabel[] = []): Task {
   return {
     id: row.id,
     userId: row.user_id,
@@ -32,14 +35,39 @@ export function toTask(row: TaskRow, assigneeIds: number[] = []): Task {
     recurrence: row.recurrence ?? null,
     recurrenceFrom: row.recurrence_from === 'completion' ? 'completion' : 'due',
     sectionId: row.section_id ?? null,
+    priority: row.priority ?? 4,
+    labels,
   };
 }
+
+/** What a list's tasks carry besides their rows: assignees and labels, by task id. */
+export interface TaskExtras {
+  assignees: Map<number, number[]>;
+  labels: Map<number, TaskLabel[]>;
+}
+
+const pushTo = <T>(map: Map<number, T[]>, key: number, value: T) => {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+};
+
+type LabelJoinRow = { task_id: number; id: number; name: string; color: string };
+/** Labels by task, each task's in name order (the query's). */
+const labelsByTask = (rows: LabelJoinRow[], byTask = new Map<number, TaskLabel[]>()) => {
+  for (const row of rows) {
+    pushTo(byTask, row.task_id, { id: row.id, name: row.name, color: row.color as ProjectColor });
+  }
+  return byTask;
+};
 
 /** Which tasks a list spans: one project's, or several (projectId=all, assignee=me). */
 export interface ListSpan {
   projectIds: number[];
-  /** Only the tasks assigned to this user. */
+  /** Only the tasks assigned to this user... */
   assigneeId?: number;
+  /** ...and every task of this project, the caller's Inbox (`projectId=all&assignee=me`, issue 23). */
+  inboxId?: number;
 }
 
 /** The server's local calendar date, `days` from today, as YYYY-MM-DD ('today' of the due filters). */
@@ -92,19 +120,21 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .selectAll('tasks')
         .where('tasks.project_id', 'in', span.projectIds)
         .where('tasks.archived', '=', archived);
-      const assigneeId = span.assigneeId;
+      const { assigneeId, inboxId } = span;
       if (assigneeId !== undefined) {
-        select = select.where((eb) =>
-          eb.exists(
+        select = select.where((eb) => {
+          const assigned = eb.exists(
             eb
               .selectFrom('task_assignees')
               .select('task_assignees.task_id')
               .whereRef('task_assignees.task_id', '=', 'tasks.id')
               .where('task_assignees.user_id', '=', assigneeId),
-          ),
-        );
+          );
+          return inboxId === undefined ? assigned : eb.or([eb('tasks.project_id', '=', inboxId), assigned]);
+        });
       }
-      if (span.projectIds.length > 1) select = select.orderBy('tasks.project_id');
+      const sort = query.sort ?? 'manual';
+      if (span.projectIds.length > 1 && sort === 'manual') select = select.orderBy('tasks.project_id');
       for (const word of searchWords(query.q)) {
         select = select.where((eb) =>
           eb.or([
@@ -125,6 +155,12 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       if (query.due === 'week')
         select = select.where('tasks.due_date', '>=', today).where('tasks.due_date', '<=', localDate(6));
       if (query.due === 'none') select = select.where('tasks.due_date', 'is', null);
+      // The window widened by the days a due time can move between zones: the service keeps the
+      // tasks whose day in the caller's zone is in it (dueDayIn).
+      if (query.dueFrom !== undefined)
+        select = select.where('tasks.due_date', '>=', addDays(query.dueFrom, -ZONE_DAY_REACH));
+      if (query.dueTo !== undefined)
+        select = select.where('tasks.due_date', '<=', addDays(query.dueTo, ZONE_DAY_REACH));
       if (query.hasFiles !== undefined) {
         select = select.where((eb) => {
           const files = eb.exists(
@@ -134,6 +170,41 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         });
       }
       if (query.agentId !== undefined) select = select.where('tasks.context_id', '=', query.agentId);
+      const priorities = query.priority;
+      if (priorities) select = select.where('tasks.priority', 'in', priorities);
+      // Each name must be on the task: anyone's label of that name counts (labels are seen by all).
+      for (const name of new Set((query.label ?? []).map(labelKey))) {
+        select = select.where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('task_labels')
+              .innerJoin('labels', 'labels.id', 'task_labels.label_id')
+              .select('task_labels.task_id')
+              .whereRef('task_labels.task_id', '=', 'tasks.id')
+              .where('labels.name_key', '=', name),
+          ),
+        );
+      }
+      switch (sort) {
+        case 'due':
+          // Undated last; a date without a time before the same date with one.
+          select = select
+            .orderBy(sql`tasks.due_date is null`)
+            .orderBy('tasks.due_date')
+            .orderBy(sql`tasks.due_time is not null`)
+            .orderBy('tasks.due_time');
+          break;
+        case 'priority':
+          select = select.orderBy('tasks.priority');
+          break;
+        case 'created':
+          return select.orderBy('tasks.created_at', 'desc').orderBy('tasks.id', 'desc').execute();
+        case 'title':
+          select = select.orderBy(sql`lower(tasks.title)`).orderBy('tasks.title');
+          break;
+        case 'manual':
+          break;
+      }
       return (
         archived
           ? select.orderBy('tasks.archived_at', 'desc').orderBy('tasks.id', 'desc')
@@ -203,6 +274,69 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         }
       }
       return byTask;
+    },
+
+    /** Each task's labels (everyone's), by name. */
+    labelsOf: async (taskIds: number[]): Promise<Map<number, TaskLabel[]>> => {
+      const byTask = new Map<number, TaskLabel[]>();
+      for (let at = 0; at < taskIds.length; at += ID_BATCH) {
+        const rows = await db
+          .selectFrom('task_labels')
+          .innerJoin('labels', 'labels.id', 'task_labels.label_id')
+          .select(['task_labels.task_id', 'labels.id', 'labels.name', 'labels.color'])
+          .where('task_labels.task_id', 'in', taskIds.slice(at, at + ID_BATCH))
+          .orderBy('labels.name_key')
+          .orderBy('labels.id')
+          .execute();
+        labelsByTask(rows, byTask);
+      }
+      return byTask;
+    },
+
+    /** A project's list's labels in one query. */
+    labelsInProject: async (projectId: number, archived: boolean): Promise<Map<number, TaskLabel[]>> =>
+      labelsByTask(
+        await db
+          .selectFrom('task_labels')
+          .innerJoin('labels', 'labels.id', 'task_labels.label_id')
+          .innerJoin('tasks', 'tasks.id', 'task_labels.task_id')
+          .select(['task_labels.task_id', 'labels.id', 'labels.name', 'labels.color'])
+          .where('tasks.project_id', '=', projectId)
+          .where('tasks.archived', '=', archived)
+          .orderBy('labels.name_key')
+          .orderBy('labels.id')
+          .execute(),
+      ),
+
+    /** Which of these label ids are the user's own labels. */
+    ownLabelIds: async (userId: number, labelIds: number[]): Promise<Set<number>> =>
+      labelIds.length === 0
+        ? new Set()
+        : new Set(
+            (
+              await db
+                .selectFrom('labels')
+                .select('id')
+                .where('user_id', '=', userId)
+                .where('id', 'in', labelIds)
+                .execute()
+            ).map((row) => row.id),
+          ),
+
+    /** Replaces the user's own labels on the task; other people's labels on it stay. */
+    setOwnLabels: async (taskId: number, userId: number, labelIds: number[]): Promise<void> => {
+      let query = db
+        .deleteFrom('task_labels')
+        .where('task_id', '=', taskId)
+        .where('label_id', 'in', (eb) => eb.selectFrom('labels').select('id').where('user_id', '=', userId));
+      if (labelIds.length > 0) query = query.where('label_id', 'not in', labelIds);
+      await query.execute();
+      if (labelIds.length === 0) return;
+      await db
+        .insertInto('task_labels')
+        .values(labelIds.map((labelId) => ({ task_id: taskId, label_id: labelId })))
+        .onConflict((oc) => oc.columns(['task_id', 'label_id']).doNothing())
+        .execute();
     },
 
     /** A project's list's assignees in one query (the list is read whole). */

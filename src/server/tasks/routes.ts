@@ -79,7 +79,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Your tasks',
         description:
-          "Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles` or `agentId`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside). The full tasks by default; with `view=summary`, without `notes` and `aiDraft` (what the app's list shows: a 10,000-task list stays small; `GET /api/tasks/{id}` has the rest).",
+          "Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles`, `agentId`, `priority` (`1,2`), `label` (repeatable: each name must be on the task, anyone's label, case aside), `dueFrom` or `dueTo`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside). `sort` orders them by `due` date (undated last), `priority`, `created` (newest first) or `title`; `manual`, the default, is the list's own order. The full tasks by default; with `view=summary`, without `notes` and `aiDraft` (what the app's list shows: a 10,000-task list stays small; `GET /api/tasks/{id}` has the rest). `dueFrom` and `dueTo` (YYYY-MM-DD, inclusive, dueFrom not after dueTo) keep the tasks due in that window, a day being the caller's `timeZone`'s. `projectId=all&assignee=me` is everything of the caller's: their Inbox and what is assigned to them anywhere (Today and Upcoming ask for it).",
         tags: ['Tasks'],
         operationId: 'listTasks',
         querystring: taskListRouteQuerySchema,
@@ -149,7 +149,8 @@ export async function tasksRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Change a task',
-        description: 'Any of the fields; completing a task archives it, reopening restores it.',
+        description:
+          "Any of the fields; completing a task archives it, reopening restores it. `labelIds` (your own labels, at most 20) replaces your labels on the task; other people's stay. Editors of the task's project and above.",
         tags: ['Tasks'],
         operationId: 'updateTask',
         params: idParamsSchema,

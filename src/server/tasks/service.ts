@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
-import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
+import { DEFAULT_TIME_ZONE, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
+import { LABEL_MESSAGES } from '../../common/labels';
 import { PROJECTS_PATH } from '../../common/projects';
 import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
@@ -37,6 +38,7 @@ import {
   createTaskRepository,
   inTransaction,
   type ListSpan,
+  type TaskExtras,
   type TaskRepository,
   toTask,
 } from './repository';
@@ -121,20 +123,41 @@ export function createTaskService({
     if (recurrence) throw badRequest(TASK_MESSAGES.recurrenceNeedsDate);
   };
 
-  const withAssignees = async (row: TaskRow, repository: TaskRepository = tasks): Promise<Task> =>
-    toTask(row, (await repository.assigneesOf([row.id])).get(row.id));
+  /** The extras of these tasks (assignees, labels), read for them alone. */
+  const extrasOf = async (ids: number[], repository: TaskRepository = tasks): Promise<TaskExtras> => {
+    const [assignees, labels] = await Promise.all([repository.assigneesOf(ids), repository.labelsOf(ids)]);
+    return { assignees, labels };
+  };
+  const withAssignees = async (row: TaskRow, repository: TaskRepository = tasks): Promise<Task> => {
+    const extras = await extrasOf([row.id], repository);
+    return toTask(row, extras.assignees.get(row.id), extras.labels.get(row.id));
+  };
+
+  /** The caller's own labels among `labelIds`, once each; 400 naming the first that is not theirs. */
+  const checkOwnLabels = async (userId: number, labelIds: number[] | undefined) => {
+    if (labelIds === undefined) return undefined;
+    const unique = [...new Set(labelIds)];
+    const own = await tasks.ownLabelIds(userId, unique);
+    const foreign = unique.find((id) => !own.has(id));
+    if (foreign !== undefined) throw badRequest(LABEL_MESSAGES.notYours(foreign));
+    return unique;
+  };
 
   const lists = createListCache(LIST_CACHE_BYTES, LIST_CACHE_ENTRY_BYTES);
   /** The rows as the list's JSON: full tasks, or (`view=summary`) without notes and AI draft. */
-  const serialise = (rows: TaskRow[], assignees: Map<number, number[]>, view: TaskListRouteQuery['view']) =>
+  const serialise = (rows: TaskRow[], { assignees, labels }: TaskExtras, view: TaskListRouteQuery['view']) =>
     Buffer.from(
       JSON.stringify(
         view === 'summary'
           ? rows.map((row) => {
-              const { notes: _notes, aiDraft: _draft, ...summary } = toTask(row, assignees.get(row.id));
+              const {
+                notes: _notes,
+                aiDraft: _draft,
+                ...summary
+              } = toTask(row, assignees.get(row.id), labels.get(row.id));
               return summary;
             })
-          : rows.map((row) => toTask(row, assignees.get(row.id))),
+          : rows.map((row) => toTask(row, assignees.get(row.id), labels.get(row.id))),
       ),
     );
 
@@ -149,7 +172,42 @@ export function createTaskService({
           : undefined
         : [...memberships.keys()];
     if (!projectIds) throw projectNotFound();
-    return { projectIds, assigneeId: query.assignee === 'me' ? userId : undefined };
+    if (query.assignee !== 'me') return { projectIds };
+    // Everything of the caller's: their Inbox (they are its one member) and what is assigned to them.
+    const inboxId =
+      query.projectId === ALL_PROJECTS ? (await access.listScope(userId, undefined))?.projectId : undefined;
+    return { projectIds, assigneeId: userId, inboxId };
+  };
+
+  /**
+   * The rows read for a due window (dueFrom/dueTo, issue 23), narrowed to the tasks whose day in
+   * the caller's zone is in it: the query read a wider window (repository listFiltered).
+   */
+  const inDueWindow = async (userId: number, query: TaskListRouteQuery, rows: TaskRow[]) => {
+    if (query.dueFrom === undefined && query.dueTo === undefined) return rows;
+    const zone = await zoneOf(userId);
+    return rows.filter((row) => {
+      const day = dueDayIn(
+        { dueDate: row.due_date, dueTime: row.due_time, dueTimeZone: row.due_time_zone },
+        zone,
+      );
+      return (
+        day !== null &&
+        (query.dueFrom === undefined || day >= query.dueFrom) &&
+        (query.dueTo === undefined || day <= query.dueTo)
+      );
+    });
+  };
+
+  /** The filtered rows as a list body. */
+  const filteredList = async (
+    userId: number,
+    span: ListSpan,
+    archived: boolean,
+    query: TaskListRouteQuery,
+  ) => {
+    const rows = await inDueWindow(userId, query, await tasks.listFiltered(span, archived, query));
+    return listBody(serialise(rows, await extrasOf(rows.map((row) => row.id)), query.view));
   };
 
   /**
@@ -158,26 +216,24 @@ export function createTaskService({
    * the version are one query (the access module's listScope).
    */
   const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListBody> => {
-    const span = await spanOf(userId, query);
-    if (span) {
-      const rows = await tasks.listFiltered(span, archived, query);
-      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
+    if (query.dueFrom !== undefined && query.dueTo !== undefined && query.dueFrom > query.dueTo) {
+      throw badRequest(TASK_MESSAGES.dueWindowReversed);
     }
+    const span = await spanOf(userId, query);
+    if (span) return filteredList(userId, span, archived, query);
     const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
     const scope = await access.listScope(userId, projectId);
     if (!scope) throw projectNotFound();
-    if (isFiltered(query)) {
-      const rows = await tasks.listFiltered({ projectIds: [scope.projectId] }, archived, query);
-      return listBody(serialise(rows, await tasks.assigneesOf(rows.map((row) => row.id)), query.view));
-    }
+    if (isFiltered(query)) return filteredList(userId, { projectIds: [scope.projectId] }, archived, query);
     const key = `${scope.projectId}:${archived ? 'archived' : 'active'}:${query.view ?? 'full'}`;
     const cached = lists.get(key, scope.version);
     if (cached) return cached;
-    const [rows, assignees] = await Promise.all([
+    const [rows, assignees, labels] = await Promise.all([
       archived ? tasks.listArchived(scope.projectId) : tasks.listActive(scope.projectId),
       tasks.assigneesInProject(scope.projectId, archived),
+      tasks.labelsInProject(scope.projectId, archived),
     ]);
-    return lists.set(key, scope.version, serialise(rows, assignees, query.view));
+    return lists.set(key, scope.version, serialise(rows, { assignees, labels }, query.view));
   };
 
   /** The new assignees, when each is a member of the project; else 400 naming the first who is not. */
@@ -215,6 +271,7 @@ export function createTaskService({
       const { id: projectId } = await access.requireWritableProject(user(userId), input.projectId);
       await assertOwnAgent(userId, input.contextId);
       await sections.assertInProject(input.sectionId, projectId);
+      const labelIds = await checkOwnLabels(userId, input.labelIds);
       assertDated(input.dueDate, input.dueTime, input.recurrence);
       const zone = input.dueTime ? await zoneOf(userId) : null;
       const done = doneAfter(input) ?? false;
@@ -238,12 +295,14 @@ export function createTaskService({
           ai_draft: null,
           ai_assisted: false,
           search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
+          priority: input.priority ?? 4,
         });
+        if (labelIds?.length) await repository.setOwnLabels(inserted.id, userId, labelIds);
         await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
         return inserted;
       });
       await changed([projectId]);
-      return toTask(row);
+      return labelIds?.length ? withAssignees(row) : toTask(row);
     },
 
     /**
@@ -303,6 +362,7 @@ export function createTaskService({
       const projectId = target?.id ?? current.project_id;
       await assertOwnAgent(userId, input.contextId);
       await sections.assertInProject(input.sectionId, projectId);
+      const labelIds = await checkOwnLabels(userId, input.labelIds);
       // Read before the transaction: on SQLite a read outside it would wait for it to end.
       const members = moving || input.assigneeIds !== undefined ? await access.projectMembers(projectId) : [];
       const sourceMembers = moving ? await access.projectMembers(current.project_id) : members;
@@ -354,6 +414,7 @@ export function createTaskService({
         project_id: moving ? projectId : undefined,
         // A task moved to another project leaves its section, unless it is given one there.
         section_id: input.sectionId !== undefined ? input.sectionId : moving ? null : undefined,
+        priority: input.priority,
       };
       if (next) {
         changes.completed = false;
@@ -372,14 +433,20 @@ export function createTaskService({
         changes.archived_at = done ? nowIso() : null;
       }
       // Kysely leaves undefined values out of the SET list.
-      if (Object.values(changes).every((v) => v === undefined) && assigneeIds === undefined) {
+      if (
+        Object.values(changes).every((v) => v === undefined) &&
+        assigneeIds === undefined &&
+        labelIds === undefined
+      ) {
         return withAssignees(current);
       }
       let newlyAssigned: number[] = [];
       const row = await inTransaction(db, dialect, async (repository, trx) => {
         const before = (await repository.assigneesOf([id])).get(id) ?? [];
+        // Labels change the task's row too (updated_at), so its project's list version moves on.
         const updated = await repository.update(id, changes, restoring || moving ? projectId : undefined);
         if (!updated) throw taskNotFound();
+        if (labelIds !== undefined) await repository.setOwnLabels(id, userId, labelIds);
         const activity: ActivityRecord[] = [];
         const add = (kind: ActivityKind, data?: Record<string, unknown>) =>
           activity.push({ taskId: id, actorId: userId, kind, data });

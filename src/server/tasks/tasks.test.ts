@@ -148,6 +148,8 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         recurrence: null,
         recurrenceFrom: 'due',
         sectionId: null,
+        priority: 4,
+        labels: [],
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);
@@ -264,7 +266,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
     });
 
     it('names unknown fields and wrong types', async () => {
-      await expect400(alice, 'POST', '/api/tasks', { title: 'a', priority: 1 }, 'Unknown field: priority');
+      await expect400(alice, 'POST', '/api/tasks', { title: 'a', colour: 'red' }, 'Unknown field: colour');
       await expect400(alice, 'POST', '/api/tasks', { title: 'a', completed: 'yes' }, /completed/);
       await expect400(alice, 'POST', '/api/tasks', { title: 'a', contextId: 'abc' }, /contextId/);
       await expect400(alice, 'POST', '/api/tasks', { title: 'a', contextId: 2 ** 40 }, /contextId/);

@@ -212,6 +212,7 @@ const COLUMNS = {
     recurrence: 'text?',
     recurrence_from: 'text',
     section_id: 'id?',
+    priority: 'integer',
   },
   task_assignees: {
     task_id: 'id',
@@ -352,6 +353,28 @@ const COLUMNS = {
     created_at: 'timestamp',
     finished_at: 'timestamp?',
   },
+  // Issue 23: labels, the tasks they are on, saved filters.
+  labels: {
+    id: 'id',
+    user_id: 'id',
+    name: 'text',
+    name_key: 'text',
+    color: 'text',
+    created_at: 'timestamp',
+    updated_at: 'timestamp',
+  },
+  task_labels: {
+    task_id: 'id',
+    label_id: 'id',
+  },
+  saved_filters: {
+    id: 'id',
+    user_id: 'id',
+    name: 'text',
+    query: 'text',
+    created_at: 'timestamp',
+    updated_at: 'timestamp',
+  },
 } as const satisfies { [T in keyof Database]?: { [C in keyof Database[T]]-?: Kind } };
 
 export type ArchivedTable = keyof typeof COLUMNS;
@@ -379,6 +402,9 @@ export const LATER_TABLES: ReadonlySet<ArchivedTable> = new Set([
   'notifications',
   'notification_settings',
   'jobs',
+  'labels',
+  'task_labels',
+  'saved_filters',
 ]);
 
 /** Columns added after the first archives were written, with the value an older archive's rows get. */
@@ -391,6 +417,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     recurrence: null,
     recurrence_from: 'due',
     section_id: null,
+    priority: 4,
   },
   users: { time_zone: null },
 };
@@ -398,8 +425,8 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
 /** Tables whose `id` is generated (an identity column on PostgreSQL); ai_credentials is keyed by its user. */
 export const ID_TABLES = TABLES.filter((table) => 'id' in COLUMNS[table]);
 /** The column that orders a table's rows in the archive. */
-export const orderColumn = (table: ArchivedTable): 'id' | 'user_id' =>
-  'id' in COLUMNS[table] ? 'id' : 'user_id';
+export const orderColumn = (table: ArchivedTable): 'id' | 'user_id' | 'task_id' =>
+  'id' in COLUMNS[table] ? 'id' : 'user_id' in COLUMNS[table] ? 'user_id' : 'task_id';
 
 /** A row read from either dialect, in the archive's canonical form. */
 export function toArchiveRow<T extends ArchivedTable>(table: T, row: Record<string, unknown>): ArchiveRow<T> {

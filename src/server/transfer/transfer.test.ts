@@ -52,6 +52,9 @@ const MOVED_TABLES = [
   'notifications',
   'notification_settings',
   'jobs',
+  'labels',
+  'task_labels',
+  'saved_filters',
 ] as const;
 type MovedTable = (typeof MOVED_TABLES)[number];
 
@@ -558,9 +561,11 @@ async function dump(db: Db): Promise<Record<MovedTable, Record<string, unknown>[
           ? ['task_id', 'user_id']
           : table === 'comment_mentions'
             ? ['comment_id', 'user_id']
-            : table === 'ai_credentials' || table === 'calendar_feeds' || table === 'notification_settings'
-              ? ['user_id']
-              : ['id'];
+            : table === 'task_labels'
+              ? ['task_id', 'label_id']
+              : table === 'ai_credentials' || table === 'calendar_feeds' || table === 'notification_settings'
+                ? ['user_id']
+                : ['id'];
     let query = db.kysely.selectFrom(table).selectAll();
     for (const column of order) query = query.orderBy(column as never);
     const rows = await query.execute();

@@ -1,0 +1,348 @@
+import type { Locator, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { VIEW_COPY } from '../src/client/views/copy';
+import { dayAfterKey, longDayHeading } from '../src/client/views/days';
+import type { PublicUser } from '../src/common/auth';
+import { addDays, dateInZone } from '../src/common/due';
+import type { Project } from '../src/common/projects';
+import { THEME_STORAGE_KEY } from '../src/common/spec';
+import type { Task } from '../src/common/tasks';
+import { VIEWPORTS } from './accessibility';
+import {
+  apiFromPage,
+  browserSuite,
+  deleteAllTasks,
+  describeBrowser,
+  dragAnnouncement,
+  expectAccessible,
+  framesDrawn,
+  openContext,
+  screenshot,
+  signIn,
+} from './harness';
+
+const ZONE = 'Europe/Berlin';
+
+/**
+ * Today, Upcoming and the calendar (issue 23): Today's two groups in their order, Upcoming's day
+ * headings, a card dragged to another day (kept after a reload) and 'Add a task' on a day, the
+ * calendar's arrow keys, Enter and drag, its agenda at a phone's width, g t and g u; axe on each
+ * view in both themes at 1280 and 390 px.
+ */
+describeBrowser('Today, Upcoming and the calendar in the browser', () => {
+  const suite = browserSuite();
+
+  type Viewport = { width: number; height: number };
+  async function signedIn(theme: 'light' | 'dark' = 'light', viewport: Viewport = VIEWPORTS.desktop) {
+    const context = await openContext(suite.browser, {
+      baseURL: suite.server.url,
+      viewport,
+      timezoneId: ZONE,
+      locale: 'en-GB',
+    });
+    await context.addInitScript(
+      ([key, value]) => localStorage.setItem(key!, value!),
+      [THEME_STORAGE_KEY, theme],
+    );
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+    });
+    suite.opened.push({ context, page, errors });
+    await page.goto('/');
+    await signIn(page);
+    // The browser's zone is the account's (set at sign-in): the views' days are Berlin's.
+    await expect
+      .poll(async () => (await apiFromPage<{ user: PublicUser }>(page, 'GET', '/api/auth/me')).user.timeZone)
+      .toBe(ZONE);
+    return page;
+  }
+
+  const today = () => dateInZone(Date.now(), ZONE);
+  const create = (page: Page, title: string, fields: Record<string, unknown> = {}) =>
+    apiFromPage<Task>(page, 'POST', '/api/tasks', { title, ...fields });
+  const task = (page: Page, id: number) => apiFromPage<Task>(page, 'GET', `/api/tasks/${id}`);
+  const card = (scope: Page | Locator, title: string) =>
+    scope.getByRole('article', { name: title, exact: true });
+  const section = (page: Page, heading: string) =>
+    page
+      .locator('section')
+      .filter({ has: page.getByRole('heading', { name: heading, level: 2, exact: true }) });
+  const titlesIn = (scope: Locator) =>
+    scope.getByRole('article').evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')));
+  const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Projects' });
+
+  /** Drags with the mouse from one element to where `target` is, the lifted card's centre landing on it. */
+  async function drag(page: Page, handle: Locator, lifted: Locator, target: Locator) {
+    const from = (await handle.boundingBox())!;
+    const item = (await lifted.boundingBox())!;
+    const to = (await target.boundingBox())!;
+    const start = { x: from.x + from.width / 2, y: from.y + from.height / 2 };
+    // The library drops where the lifted card's centre is, not the pointer.
+    const offset = { x: item.x + item.width / 2 - start.x, y: item.y + item.height / 2 - start.y };
+    const end = { x: to.x + to.width / 2 - offset.x, y: to.y + to.height / 2 - offset.y };
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    await page.mouse.move(start.x, start.y + 10, { steps: 3 });
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/lifted/);
+    await page.mouse.move(end.x, end.y, { steps: 15 });
+    // Lists make room as the card passes: nudge it until the target is the one it is over.
+    const wanted = await target.getAttribute('data-rfd-droppable-id');
+    const over = () =>
+      page.evaluate(() =>
+        document
+          .querySelector('[data-rfd-droppable-id].bg-accent\\/60')
+          ?.getAttribute('data-rfd-droppable-id'),
+      );
+    for (let nudge = 0, y = end.y; nudge < 20; nudge += 1) {
+      // The library follows the pointer on animation frames: on a busy machine it may not have yet.
+      await framesDrawn(page);
+      const now = await over();
+      if (now === wanted) break;
+      // Over no list yet: the same place again, rather than a guess at a direction.
+      if (now) y += wanted && now > wanted ? -8 : 8;
+      await page.mouse.move(end.x, y, { steps: 2 });
+    }
+    await expect.poll(over).toBe(wanted);
+    await page.mouse.up();
+  }
+
+  it("Today: 'Overdue' then 'Today', by time then list order, across the Inbox and what is assigned to me; axe in both themes and widths", async () => {
+    const page = await signedIn();
+    await deleteAllTasks(page);
+    const me = (await apiFromPage<{ user: { id: number } }>(page, 'GET', '/api/auth/me')).user;
+    const day = today();
+    await create(page, 'Pay rent', { dueDate: day });
+    await create(page, 'Late call', { dueDate: day, dueTime: '23:59' });
+    await create(page, 'Early call', { dueDate: day, dueTime: '00:00' });
+    await create(page, 'File the report', { dueDate: addDays(day, -3) });
+    await create(page, 'Next week', { dueDate: addDays(day, 7) });
+    await create(page, 'No date');
+    const site = await apiFromPage<Project>(page, 'POST', '/api/projects', {
+      name: 'Website',
+      color: 'teal',
+    });
+    const assigned = await create(page, 'Fix the footer', { dueDate: day, projectId: site.id });
+    await apiFromPage(page, 'PATCH', `/api/tasks/${assigned.id}`, { assigneeIds: [me.id] });
+    await create(page, 'Nobody’s task', { dueDate: day, projectId: site.id });
+
+    await page.reload();
+    const link = sidebar(page).getByRole('link', { name: /^Today, / });
+    await expect.poll(() => link.getAttribute('aria-label')).toBe('Today, 5 tasks');
+    await expect
+      .poll(() =>
+        sidebar(page)
+          .getByRole('link', { name: /^Upcoming, / })
+          .getAttribute('aria-label'),
+      )
+      .toBe('Upcoming, 5 tasks');
+    await link.click();
+    await page.getByRole('heading', { name: VIEW_COPY.today, level: 1 }).waitFor();
+    expect(await page.title()).toBe('Today · Tasklane');
+    expect(new URL(page.url()).pathname).toBe('/today');
+    await card(page, 'Fix the footer').waitFor();
+    expect(await page.locator('main section > h2').allTextContents()).toEqual(['Overdue 2', 'Today 3']);
+    expect(await titlesIn(section(page, 'Overdue 2'))).toEqual(['File the report', 'Early call']);
+    // Timed first by time, then the date-only ones in list order (position, then id).
+    expect(await titlesIn(section(page, 'Today 3'))).toEqual(['Late call', 'Pay rent', 'Fix the footer']);
+    await screenshot(page, 'views-today');
+    await expectAccessible(page, 'Today, light, desktop');
+
+    for (const [theme, viewport] of [
+      ['dark', VIEWPORTS.desktop],
+      ['light', VIEWPORTS.phone],
+      ['dark', VIEWPORTS.phone],
+    ] as const) {
+      const other = await signedIn(theme, viewport);
+      await other.goto('/today');
+      await card(other, 'Pay rent').waitFor();
+      await expectAccessible(other, `Today, ${theme}, ${viewport.name}`);
+    }
+  });
+
+  it("Upcoming: a heading per day, a card dragged to another day stays there after a reload, 'Add a task' on a day; g t and g u", async () => {
+    const page = await signedIn();
+    await deleteAllTasks(page);
+    const day = today();
+    const call = await create(page, 'Dentist', { dueDate: day, dueTime: '23:59' });
+    await create(page, 'Water plants', { dueDate: addDays(day, 1) });
+    await page.goto('/upcoming');
+    await page.getByRole('heading', { name: VIEW_COPY.upcoming, level: 1 }).waitFor();
+    expect(await page.title()).toBe('Upcoming · Tasklane');
+    const headings = await page.locator('main section > h2').allTextContents();
+    expect(headings).toHaveLength(14);
+    expect(headings.slice(0, 3)).toEqual(['Today', 'Tomorrow', longDayHeading(addDays(day, 2))]);
+    expect(headings.at(-1)).toBe(longDayHeading(addDays(day, 13)));
+    await card(section(page, 'Tomorrow'), 'Water plants').waitFor();
+
+    // Drag the Dentist from today to the day after tomorrow: due then, at the same time. The window
+    // is tall enough that the library does not scroll the page under the card.
+    await page.setViewportSize({ width: 1280, height: 1400 });
+    const third = longDayHeading(addDays(day, 2));
+    const dentist = card(page, 'Dentist');
+    const [saved] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === 'PATCH' && response.url().endsWith(`/api/tasks/${call.id}`),
+      ),
+      drag(
+        page,
+        dentist.getByRole('button', { name: 'Drag to reorder' }),
+        dentist,
+        section(page, third).locator('[data-rfd-droppable-id]'),
+      ),
+    ]);
+    expect(saved.ok()).toBe(true);
+    expect(await task(page, call.id)).toMatchObject({ dueDate: addDays(day, 2), dueTime: '23:59' });
+    await page.reload();
+    await card(section(page, third), 'Dentist').waitFor();
+    expect(await card(section(page, 'Today'), 'Dentist').count()).toBe(0);
+
+    // 'Add a task' under a day: due that day, in the Inbox.
+    const fourth = longDayHeading(addDays(day, 3));
+    await page.getByRole('button', { name: `${VIEW_COPY.addTask}, ${fourth}` }).click();
+    await page.getByRole('textbox', { name: `${VIEW_COPY.taskName}, due ${fourth}` }).fill('Buy flowers');
+    await page.keyboard.press('Enter');
+    await card(section(page, fourth), 'Buy flowers').waitFor();
+    const added = (await apiFromPage<Task[]>(page, 'GET', '/api/tasks')).find(
+      (t) => t.title === 'Buy flowers',
+    );
+    expect(added?.dueDate).toBe(addDays(day, 3));
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: `${VIEW_COPY.addTask}, ${fourth}` }).waitFor();
+    await screenshot(page, 'views-upcoming');
+    await expectAccessible(page, 'Upcoming, light, desktop');
+
+    // g t and g u, listed in the shortcuts dialog.
+    await page.locator('main h1').focus();
+    await page.keyboard.press('g');
+    await page.keyboard.press('t');
+    await page.getByRole('heading', { name: VIEW_COPY.today, level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/today');
+    await page.keyboard.press('g');
+    await page.keyboard.press('u');
+    await page.getByRole('heading', { name: VIEW_COPY.upcoming, level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/upcoming');
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.getByText('Go to Today').waitFor();
+    await help.getByText('Go to Upcoming').waitFor();
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+k');
+    const palette = page.getByRole('dialog', { name: 'Command palette' });
+    await palette.getByRole('option', { name: /Go to Today/ }).waitFor();
+    await page.keyboard.press('Escape');
+
+    for (const [theme, viewport] of [
+      ['dark', VIEWPORTS.desktop],
+      ['light', VIEWPORTS.phone],
+      ['dark', VIEWPORTS.phone],
+    ] as const) {
+      const other = await signedIn(theme, viewport);
+      await other.goto('/upcoming');
+      await card(other, 'Water plants').waitFor();
+      await expectAccessible(other, `Upcoming, ${theme}, ${viewport.name}`);
+    }
+  });
+
+  it('the calendar: arrow keys move between days, Enter opens one, a task dragged to another day; a project’s calendar; the agenda at 390 px', async () => {
+    const page = await signedIn();
+    await deleteAllTasks(page);
+    const day = today();
+    const rent = await create(page, 'Pay rent', { dueDate: day });
+    const site = await apiFromPage<Project>(page, 'POST', '/api/projects', {
+      name: 'Website',
+      color: 'teal',
+    });
+    await create(page, 'Launch', { dueDate: day, projectId: site.id });
+
+    await page.goto('/calendar');
+    await page.getByRole('heading', { name: VIEW_COPY.calendar, level: 1 }).waitFor();
+    expect(await page.title()).toBe('Calendar · Tasklane');
+    const grid = page.getByRole('grid');
+    const cell = (date: string) => grid.locator(`td[data-day="${date}"]`);
+    await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
+    // Not assigned to me, not in my Inbox: not on my calendar.
+    expect(await grid.getByRole('link', { name: 'Launch' }).count()).toBe(0);
+    expect(await cell(day).getAttribute('aria-current')).toBe('date');
+
+    // Arrow keys move the focus between days (the month follows); Enter opens the day.
+    const focusedDay = () => page.evaluate(() => document.activeElement?.getAttribute('data-day'));
+    await cell(day).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-day')))
+      .toBe(addDays(day, 1));
+    await page.keyboard.press('ArrowDown');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-day')))
+      .toBe(addDays(day, 8));
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-day'))).toBe(day);
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: longDayHeading(day) });
+    await dialog.getByRole('link', { name: 'Pay rent' }).waitFor();
+    await expectAccessible(page, 'Calendar day, light, desktop');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-day'))).toBe(day);
+    // Home and End: the week's ends (Monday to Sunday in en-GB); the month follows the focus.
+    await page.keyboard.press('End');
+    await expect.poll(focusedDay).toBe(dayAfterKey(day, 'End', 1));
+    await page.keyboard.press('Home');
+    await expect.poll(focusedDay).toBe(dayAfterKey(day, 'Home', 1));
+    await page.reload();
+    await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
+
+    // A task dragged to the next day (the day before, on the grid's last day) is due then.
+    const target = (await cell(addDays(day, 1)).count()) > 0 ? addDays(day, 1) : addDays(day, -1);
+    const chip = cell(day).getByRole('link', { name: 'Pay rent' });
+    // Together: a drag that fails leaves no wait for its answer behind, unhandled.
+    const [saved] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === 'PATCH' && response.url().endsWith(`/api/tasks/${rent.id}`),
+      ),
+      drag(page, chip, chip, page.locator(`[data-rfd-droppable-id="day:${target}"]`)),
+    ]);
+    expect(saved.ok()).toBe(true);
+    expect((await task(page, rent.id)).dueDate).toBe(target);
+    await page.reload();
+    await cell(target).getByRole('link', { name: 'Pay rent' }).waitFor();
+    await screenshot(page, 'views-calendar');
+    await expectAccessible(page, 'Calendar, light, desktop');
+
+    // A project's calendar, from its screen.
+    await page.goto(`/projects/${site.id}`);
+    await page.getByRole('main').getByRole('link', { name: VIEW_COPY.calendar, exact: true }).click();
+    await page.getByRole('heading', { name: `Website · ${VIEW_COPY.calendar}`, level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/projects/${site.id}/calendar`);
+    await cell(day).getByRole('link', { name: 'Launch' }).waitFor();
+    expect(await grid.getByRole('link', { name: 'Pay rent' }).count()).toBe(0);
+
+    const dark = await signedIn('dark');
+    await dark.goto('/calendar');
+    await dark.getByRole('grid').getByRole('link', { name: 'Pay rent' }).waitFor();
+    await expectAccessible(dark, 'Calendar, dark, desktop');
+
+    // At 390 px, the month is an agenda: its days with tasks, one after the other.
+    for (const theme of ['light', 'dark'] as const) {
+      const phone = await signedIn(theme, VIEWPORTS.phone);
+      await phone.goto('/calendar');
+      await phone.getByRole('heading', { name: VIEW_COPY.calendar, level: 1 }).waitFor();
+      if (target.slice(0, 7) === day.slice(0, 7)) {
+        await phone
+          .locator(`section[data-day="${target}"]`)
+          .getByRole('link', { name: 'Pay rent' })
+          .waitFor();
+      }
+      expect(await phone.getByRole('grid').count()).toBe(0);
+      await screenshot(phone, `views-agenda-${theme}`);
+      await expectAccessible(phone, `Calendar agenda, ${theme}, phone`);
+    }
+  });
+});
