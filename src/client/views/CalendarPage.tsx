@@ -126,7 +126,8 @@ function DayCell({ day, today, inMonth, tasks, focusable, onKeyDown, onFocusDay,
           <div
             ref={provided.innerRef}
             {...provided.droppableProps}
-            className={cn('min-h-6 rounded-md', snapshot.isDraggingOver && 'bg-accent/60')}
+            // The day's whole cell below its number takes a drop, not just the strip its chips fill.
+            className={cn('min-h-19 rounded-md', snapshot.isDraggingOver && 'bg-accent/60')}
           >
             {tasks.slice(0, CELL_TASKS).map((task, index) => (
               <TaskChip key={task.id} task={task} index={index} />
