@@ -1,6 +1,11 @@
 import type { ReactNode } from 'react';
 import { useEffect, useState } from 'react';
 import { COPY } from '../../common/spec';
+import { useScopeProjectId } from '../sections/api';
+import { Board } from '../sections/Board';
+import { AddSectionButton } from '../sections/SectionControls';
+import { ViewSwitch } from '../sections/ViewSwitch';
+import { useTaskView } from '../sections/view';
 import { AddTaskDialog } from '../tasks/AddTaskDialog';
 import { ArchivedTaskList } from '../tasks/ArchivedTaskList';
 import { type TaskScope, useActiveTasks, useArchivedTasks } from '../tasks/api';
@@ -40,6 +45,9 @@ export function TaskTabs({ scope, editable, aside }: TaskTabsProps) {
   const archivedCount = useArchivedTasks(scope).data?.length;
   // Controlled, so the palette's 'jump to task' can bring the active list back.
   const [tab, setTab] = useState('active');
+  // Issue 23: the Inbox and each project have sections, a List and a Board; not the lists across projects.
+  const projectId = useScopeProjectId(scope);
+  const { view, setView } = useTaskView(projectId);
   useEffect(() => onShowActiveList(() => setTab('active')), []);
   // Made a viewer while adding (live): the dialog has gone, and so must its open state.
   useEffect(() => {
@@ -52,7 +60,7 @@ export function TaskTabs({ scope, editable, aside }: TaskTabsProps) {
         <TaskFilterBar />
       </div>
       <Tabs value={tab} onValueChange={setTab}>
-        <div className="mb-4 flex items-center justify-between gap-3">
+        <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
           <TabsList>
             <TabsTrigger value="active">
               {COPY.active} <Count value={activeCount} />
@@ -61,11 +69,23 @@ export function TaskTabs({ scope, editable, aside }: TaskTabsProps) {
               {COPY.archived} <Count value={archivedCount} />
             </TabsTrigger>
           </TabsList>
-          {aside}
+          <div className="flex flex-wrap items-center gap-3">
+            {projectId !== undefined && (
+              <>
+                <ViewSwitch view={view} onChange={setView} />
+                {editable && <AddSectionButton projectId={projectId} />}
+              </>
+            )}
+            {aside}
+          </div>
         </div>
         <TabsContent value="active">
           {editable && <QuickAdd scope={scope} />}
-          <TaskList scope={scope} reorderable={editable} />
+          {projectId !== undefined && view === 'board' ? (
+            <Board scope={scope} projectId={projectId} editable={editable} />
+          ) : (
+            <TaskList scope={scope} reorderable={editable} />
+          )}
         </TabsContent>
         <TabsContent value="archived">
           <ArchivedTaskList scope={scope} />

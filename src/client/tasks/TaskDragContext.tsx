@@ -2,7 +2,7 @@ import { DragDropContext, type DropResult } from '@hello-pangea/dnd';
 import { type ReactNode, useCallback } from 'react';
 import { useProjects } from '../projects/api';
 import { projectName } from '../projects/names';
-import { dropInList, startDragTracking, stopDragTracking } from './drag';
+import { dropInList, setLifted, startDragTracking, stopDragTracking } from './drag';
 import { activeList } from './list-state';
 import { useMoveTask } from './move-to-project';
 
@@ -17,7 +17,10 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
   const onDragEnd = useCallback(
     (result: DropResult) => {
       const projectId = stopDragTracking();
-      const project = projects?.find((candidate) => candidate.id === projectId);
+      setLifted(null);
+      // Only a card goes to a project; a board's column (issue 23) is a type of its own.
+      const project =
+        result.type === 'DEFAULT' ? projects?.find((candidate) => candidate.id === projectId) : undefined;
       if (project) void move(Number(result.draggableId), { id: project.id, name: projectName(project) });
       else dropInList(result);
       activeList()?.thaw();
@@ -26,7 +29,11 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
   );
   return (
     <DragDropContext
-      onBeforeCapture={() => activeList()?.freeze()}
+      onBeforeCapture={({ draggableId }) => {
+        // A card's id is its task's; a board column's is not a number.
+        setLifted(/^\d+$/.test(draggableId) ? Number(draggableId) : null);
+        activeList()?.freeze();
+      }}
       onDragStart={startDragTracking}
       onDragEnd={onDragEnd}
     >

@@ -1,9 +1,16 @@
 import { Draggable, Droppable, type DropResult } from '@hello-pangea/dnd';
-import { ListTodoIcon, type LucideIcon } from 'lucide-react';
+import { ChevronRightIcon, ListTodoIcon, type LucideIcon } from 'lucide-react';
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
+import { errorMessage } from '../lib/api';
+import { cn } from '../lib/cn';
+import { useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
+import { SECTION_COPY } from '../sections/copy';
+import { type HeaderRow, isHeader, type ListRow, listRows, placeAt } from '../sections/grouping';
+import { SectionActions } from '../sections/SectionControls';
+import { useCollapsedSections } from '../sections/view';
 import { errorToast } from '../ui/toasts';
 import { INBOX_SCOPE, type TaskScope, useActiveTasks, useReorderTasks } from './api';
 import { dropTarget, registerListDrop } from './drag';
@@ -46,6 +53,65 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
   );
 });
 
+type HeaderProps = {
+  row: HeaderRow;
+  index: number;
+  top: number;
+  editable: boolean;
+  measure: (element: Element | null) => void;
+  onCollapse: (sectionId: number, collapsed: boolean) => void;
+};
+
+const SectionHeaderRow = memo(function SectionHeaderRow({
+  row,
+  index,
+  top,
+  editable,
+  measure,
+  onCollapse,
+}: HeaderProps) {
+  const { section, count, collapsed } = row;
+  return (
+    <Draggable draggableId={row.id} index={index} isDragDisabled>
+      {(provided) => (
+        <div
+          ref={(element) => {
+            provided.innerRef(element);
+            measure(element);
+          }}
+          {...provided.draggableProps}
+          style={{ position: 'absolute', top, left: 0, width: '100%', ...provided.draggableProps.style }}
+          data-index={index}
+          data-section-id={section.id}
+          className="flex items-center gap-1 border-b pt-3 pb-1"
+        >
+          <button
+            type="button"
+            aria-expanded={!collapsed}
+            aria-label={collapsed ? SECTION_COPY.expand(section.name) : SECTION_COPY.collapse(section.name)}
+            onClick={() => onCollapse(section.id, !collapsed)}
+            className="flex min-w-0 flex-1 items-center gap-1.5 rounded-md py-1 text-left outline-none focus-visible:ring-2 focus-visible:ring-ring"
+          >
+            <ChevronRightIcon
+              aria-hidden
+              className={cn(
+                'size-4 shrink-0 text-muted-foreground transition-transform',
+                !collapsed && 'rotate-90',
+              )}
+            />
+            <span className="truncate font-semibold">{section.name}</span>
+            <span className="text-sm text-muted-foreground tabular-nums">
+              <span aria-hidden>{count}</span>
+              <span className="sr-only">{SECTION_COPY.taskCount(count)}</span>
+            </span>
+          </button>
+          {editable && <SectionActions section={section} />}
+        </div>
+      )}
+    </Draggable>
+  );
+});
+
 /**
  * The rows, virtualized against the page's own scroll (issue 15): only the cards near the screen are
  * mounted, plus the expanded ones and the one that holds focus, whatever the scroll position. Each card
@@ -56,9 +122,17 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
 const TaskRows = memo(function TaskRows({
   tasks,
   reorderable,
+  editable,
+  onCollapse,
+  reveal,
 }: {
-  tasks: TaskSummary[];
+  tasks: ListRow[];
   reorderable: boolean;
+  /** Whether section headers show their Rename and Delete. */
+  editable: boolean;
+  onCollapse: (sectionId: number, collapsed: boolean) => void;
+  /** Opens the collapsed section task `id` is in, if it is in one (the palette's jump reaches it). */
+  reveal: (id: number) => void;
 }) {
   // During a drag, the cards mounted at its start, and no others.
   const [frozen, setFrozen] = useState<number[] | null>(null);
@@ -70,12 +144,15 @@ const TaskRows = memo(function TaskRows({
 
   const tasksRef = useRef(tasks);
   tasksRef.current = tasks;
+  const revealRef = useRef(reveal);
+  revealRef.current = reveal;
   useEffect(
     () =>
       registerList({
-        ids: () => tasksRef.current.map((task) => task.id),
+        ids: () => tasksRef.current.flatMap((row) => (isHeader(row) ? [] : [row.id])),
         scrollTo: (id, align) => {
-          const index = tasksRef.current.findIndex((task) => task.id === id);
+          revealRef.current(id);
+          const index = tasksRef.current.findIndex((row) => row.id === id);
           if (index !== -1) virtualizer.scrollToIndex(index, { align });
         },
         freeze: () => {
@@ -94,16 +171,28 @@ const TaskRows = memo(function TaskRows({
 
   return (
     <div ref={containerRef} style={style}>
-      {rows.map(({ task, index, top }) => (
-        <TaskRow
-          key={task.id}
-          task={task}
-          index={index}
-          top={top}
-          reorderable={reorderable}
-          measure={virtualizer.measureElement}
-        />
-      ))}
+      {rows.map(({ task: row, index, top }) =>
+        isHeader(row) ? (
+          <SectionHeaderRow
+            key={row.id}
+            row={row}
+            index={index}
+            top={top}
+            editable={editable}
+            measure={virtualizer.measureElement}
+            onCollapse={onCollapse}
+          />
+        ) : (
+          <TaskRow
+            key={row.id}
+            task={row}
+            index={index}
+            top={top}
+            reorderable={reorderable}
+            measure={virtualizer.measureElement}
+          />
+        ),
+      )}
     </div>
   );
 });
@@ -133,21 +222,43 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
   // While a filter is on, the list shows only some tasks: their order is not the list's to change.
   const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
   const reorder = useReorderTasks(scope);
+  // Issue 23: grouped by the sections of the Inbox or the project, when it has any.
+  const projectId = useScopeProjectId(scope);
+  const { sections, pending: sectionsPending } = useScopeSections(scope);
+  const { collapsed, setCollapsed } = useCollapsedSections(projectId);
+  const rows = useMemo(
+    () => (tasks ? listRows(tasks, sections, collapsed) : []),
+    [tasks, sections, collapsed],
+  );
+  const moveTask = useMoveTaskToPlace(scope);
+  const reveal = useCallback(
+    (id: number) => {
+      const sectionId = tasks?.find((task) => task.id === id)?.sectionId;
+      if (sectionId != null && collapsed.has(sectionId)) flushSync(() => setCollapsed(sectionId, false));
+    },
+    [tasks, collapsed, setCollapsed],
+  );
 
   const onDrop = useCallback(
-    ({ source, destination }: DropResult) => {
-      if (tasks && destination && destination.index !== source.index) {
-        const ordered = [...tasks];
-        const [moved] = ordered.splice(source.index, 1);
-        ordered.splice(destination.index, 0, moved!);
-        reorder(ordered).catch(() => errorToast(ERRORS.reorder));
+    ({ draggableId, source, destination }: DropResult) => {
+      if (!tasks || !destination || destination.index === source.index) return;
+      if (sections.length > 0) {
+        const place = placeAt(rows, Number(draggableId), destination.index);
+        moveTask(Number(draggableId), place).catch((error: unknown) =>
+          errorToast(errorMessage(error, ERRORS.reorder)),
+        );
+        return;
       }
+      const ordered = [...tasks];
+      const [moved] = ordered.splice(source.index, 1);
+      ordered.splice(destination.index, 0, moved!);
+      reorder(ordered).catch(() => errorToast(ERRORS.reorder));
     },
-    [tasks, reorder],
+    [tasks, rows, sections, reorder, moveTask],
   );
   useEffect(() => registerListDrop(onDrop), [onDrop]);
 
-  if (isPending) return <TaskSkeletons />;
+  if (isPending || sectionsPending) return <TaskSkeletons />;
   // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
@@ -162,14 +273,20 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
           {reorderable && filtered && tasks.length > 0 && (
             <p className="mb-3 text-sm text-muted-foreground">{COPY.clearFilterToReorder}</p>
           )}
-          {tasks.length === 0 ? (
+          {rows.length === 0 ? (
             filtered ? (
               <NoMatches onClear={() => setFilter({})} />
             ) : (
               <EmptyState icon={empty.icon} title={empty.title} hint={empty.hint} />
             )
           ) : (
-            <TaskRows tasks={tasks} reorderable={reorderable && !filtered} />
+            <TaskRows
+              tasks={rows}
+              reorderable={reorderable && !filtered}
+              editable={reorderable}
+              onCollapse={setCollapsed}
+              reveal={reveal}
+            />
           )}
         </div>
       )}

@@ -31,7 +31,9 @@ export const taskKey = (id: number) => [taskPath(id)] as const;
 
 export type TaskUpdates = UpdateTaskBody;
 export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' | 'contextId'> &
-  Partial<Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'priority' | 'labelIds'>>;
+  Partial<
+    Pick<CreateTaskBody, 'dueTime' | 'recurrence' | 'recurrenceFrom' | 'priority' | 'labelIds' | 'sectionId'>
+  >;
 
 /** A reminder to add to a task (issue 22): an ISO instant, or minutes before its due date-time. */
 export type NewReminder = { at: string } | { relativeMinutes: number };

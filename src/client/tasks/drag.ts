@@ -64,3 +64,24 @@ export function registerListDrop(handler: ListDrop): () => void {
   };
 }
 export const dropInList = (result: DropResult) => listDrop?.(result);
+
+/**
+ * The card being dragged, from the moment the library captures it until the drop: a virtualized
+ * column of the board (issue 23) keeps it mounted whatever its scroll, as the library needs.
+ */
+let lifted: number | null = null;
+const liftedListeners = new Set<() => void>();
+export function setLifted(id: number | null): void {
+  if (id === lifted) return;
+  lifted = id;
+  for (const listener of liftedListeners) listener();
+}
+export function useLifted(): number | null {
+  return useSyncExternalStore(
+    (listener) => {
+      liftedListeners.add(listener);
+      return () => liftedListeners.delete(listener);
+    },
+    () => lifted,
+  );
+}

@@ -9,6 +9,7 @@ import {
   type TaskSort,
 } from '../../common/tasks';
 import { searchParams } from '../lib/search-params';
+import { VIEW_PARAM } from '../sections/view';
 
 /**
  * The list filter of issue 13, kept in the address (`/?q=rent&due=overdue`) so a reload or a
@@ -93,6 +94,9 @@ export function useTaskFilter() {
       // The raw query is kept as typed (spaces included), so the field does not fight the person.
       const rest = filterQuery({ ...next, q: undefined });
       const params = new URLSearchParams();
+      // The view (issue 23: ?view=board) is not the filter's: it stays.
+      const view = new URLSearchParams(window.location.search).get(VIEW_PARAM);
+      if (view) params.set(VIEW_PARAM, view);
       if (next.q) params.set('q', next.q);
       const query = [params.toString(), rest].filter(Boolean).join('&');
       navigate(query ? `${location}?${query}` : location, { replace: true });

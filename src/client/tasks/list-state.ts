@@ -77,7 +77,7 @@ export function registerList(next: ListHandle): () => void {
 export const activeList = () => handle;
 
 /** Forgets the expanded state of cards no longer in the list (deleted, archived, filtered out). */
-export function pruneExpanded(shown: ReadonlyMap<number, number>): void {
+export function pruneExpanded(shown: ReadonlyMap<number | string, number>): void {
   let changed = false;
   for (const id of expanded) {
     if (!shown.has(id)) {

@@ -25,9 +25,9 @@ const OVERSCAN = 6;
 /**
  * The rows of a list of tasks to render now, each with its index and its top within the list's
  * container (which takes `containerRef` and `style`). `frozen`, when set, is exactly the indexes to
- * render (during a drag).
+ * render (during a drag). Rows other than cards (a section's header) have string ids.
  */
-export function useWindowRows<T extends { id: number }>(
+export function useWindowRows<T extends { id: number | string }>(
   tasks: T[],
   { estimatedCardPx, frozen = null }: { estimatedCardPx: number; frozen?: number[] | null },
 ) {
@@ -99,7 +99,7 @@ function useFocusedCardKept(containerRef: RefObject<HTMLElement | null>): void {
 }
 
 /** The virtualizer's range, plus the cards that must stay mounted (focused, expanded) wherever they are. */
-function useKeptRange(indexById: ReadonlyMap<number, number>): (range: Range) => number[] {
+function useKeptRange(indexById: ReadonlyMap<number | string, number>): (range: Range) => number[] {
   const kept = useKeptVersion();
   return useCallback(
     (range: Range) => {

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { Section } from '../../common/sections';
+import type { TaskSummary } from '../../common/tasks';
+import { groupBySection, listRows, placeAt, placeTask } from './grouping';
+
+const section = (id: number, position: number): Section => ({
+  id,
+  projectId: 1,
+  name: `S${id}`,
+  position,
+  createdAt: '2026-11-26T00:00:00Z',
+});
+const task = (id: number, sectionId: number | null) =>
+  ({ id, sectionId, completed: false, archived: false }) as TaskSummary;
+
+// Sections 20 then 10 (their order), tasks in the list's order.
+const sections = [section(20, 0), section(10, 1)];
+const tasks = [task(1, 10), task(2, null), task(3, 20), task(4, 10), task(5, 99)];
+const shown = (rows: ReturnType<typeof listRows>) => rows.map((row) => row.id);
+
+describe('grouping by section', () => {
+  it("groups 'No section' first, then the sections in their order; an unknown section counts as none", () => {
+    expect(
+      groupBySection(tasks, sections).map((g) => [g.section?.id ?? null, g.tasks.map((t) => t.id)]),
+    ).toEqual([
+      [null, [2, 5]],
+      [20, [3]],
+      [10, [1, 4]],
+    ]);
+  });
+
+  it('lists the tasks as they are without sections, with headers and collapsed sections otherwise', () => {
+    expect(listRows(tasks, [], new Set())).toBe(tasks);
+    expect(shown(listRows(tasks, sections, new Set()))).toEqual([2, 5, 'section:20', 3, 'section:10', 1, 4]);
+    expect(shown(listRows(tasks, sections, new Set([20])))).toEqual([2, 5, 'section:20', 'section:10', 1, 4]);
+  });
+
+  it('reads a drop from the rows above it: the nearest header, the nearest card', () => {
+    const rows = listRows(tasks, sections, new Set());
+    // Rows without card 2: [5, h20, 3, h10, 1, 4].
+    expect(placeAt(rows, 2, 0)).toEqual({ sectionId: null, afterId: null });
+    expect(placeAt(rows, 2, 2)).toEqual({ sectionId: 20, afterId: null });
+    expect(placeAt(rows, 2, 3)).toEqual({ sectionId: 20, afterId: 3 });
+    expect(placeAt(rows, 2, 6)).toEqual({ sectionId: 10, afterId: 4 });
+    expect(placeAt(rows, 2, 1)).toEqual({ sectionId: null, afterId: 5 });
+  });
+
+  it('puts a moved task after its new neighbour, or first in its new section', () => {
+    expect(placeTask(tasks, 2, { sectionId: 10, afterId: 4 }).map((t) => [t.id, t.sectionId])).toEqual([
+      [1, 10],
+      [3, 20],
+      [4, 10],
+      [2, 10],
+      [5, 99],
+    ]);
+    expect(placeTask(tasks, 4, { sectionId: 20, afterId: null }).map((t) => t.id)).toEqual([1, 2, 4, 3, 5]);
+  });
+});
