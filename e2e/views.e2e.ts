@@ -298,16 +298,31 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await page.reload();
     await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
 
-    // A task dragged to the next day (the day before, on the grid's last day) is due then.
-    const target = (await cell(addDays(day, 1)).count()) > 0 ? addDays(day, 1) : addDays(day, -1);
+    // A task dragged by keyboard to the next day (the day before, on the grid's last day) is due
+    // then: Space lifts the chip, an arrow key carries it to the neighbouring day, Space drops it.
+    const forward = (await cell(addDays(day, 1)).count()) > 0;
+    const target = forward ? addDays(day, 1) : addDays(day, -1);
     const chip = cell(day).getByRole('link', { name: 'Pay rent' });
+    const over = () =>
+      page.evaluate(() =>
+        document
+          .querySelector('[data-rfd-droppable-id].bg-accent\\/60')
+          ?.getAttribute('data-rfd-droppable-id'),
+      );
     // Together: a drag that fails leaves no wait for its answer behind, unhandled.
     const [saved] = await Promise.all([
       page.waitForResponse(
         (response) =>
           response.request().method() === 'PATCH' && response.url().endsWith(`/api/tasks/${rent.id}`),
       ),
-      drag(page, chip, chip, page.locator(`[data-rfd-droppable-id="day:${target}"]`)),
+      (async () => {
+        await chip.focus();
+        await page.keyboard.press('Space');
+        await expect.poll(() => dragAnnouncement(page)).toMatch(/lifted/);
+        await page.keyboard.press(forward ? 'ArrowRight' : 'ArrowLeft');
+        await expect.poll(over).toBe(`day:${target}`);
+        await page.keyboard.press('Space');
+      })(),
     ]);
     expect(saved.ok()).toBe(true);
     expect((await task(page, rent.id)).dueDate).toBe(target);
