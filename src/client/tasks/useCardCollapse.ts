@@ -5,6 +5,9 @@ import { TIMINGS } from '../../common/spec';
 const PORTAL_SELECTOR =
   '[data-radix-popper-content-wrapper], [role="dialog"], [role="menu"], [role="listbox"]';
 
+/** The toasts' list (ui/toast.tsx), in a portal too. */
+const TOASTS_SELECTOR = '[data-toast-viewport]';
+
 function portalOpen(): boolean {
   return document.querySelector(PORTAL_SELECTOR) !== null;
 }
@@ -47,6 +50,9 @@ export function useCardCollapse(
     (event: PointerEvent) => {
       // A finger "leaves" right after every tap, which would close the card it just opened.
       if (!expanded || event.pointerType !== 'mouse') return;
+      // A toast that appeared under a still pointer (the card's own 'Copied to clipboard', say) is
+      // not the person leaving the card.
+      if (event.relatedTarget instanceof Element && event.relatedTarget.closest(TOASTS_SELECTOR)) return;
       clearTimeout(leaveTimer.current);
       leaveTimer.current = setTimeout(() => {
         // Moving into the card's own menu or picker (in a portal) is not leaving the card.

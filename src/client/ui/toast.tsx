@@ -22,6 +22,8 @@ export function ToastProvider(props: ComponentProps<typeof ToastPrimitive.Provid
 export function ToastViewport({ className, ...props }: ComponentProps<typeof ToastPrimitive.Viewport>) {
   return (
     <ToastPrimitive.Viewport
+      // Cards ask for it (tasks/useCardCollapse): a toast under the pointer is not leaving a card.
+      data-toast-viewport=""
       className={cn(
         'fixed top-0 z-[100] flex max-h-screen w-full flex-col-reverse gap-2 p-4 outline-none sm:top-auto sm:right-0 sm:bottom-0 sm:flex-col md:max-w-[420px]',
         className,
