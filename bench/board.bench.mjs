@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { ADMIN, median, print, startApp } from './lib/app.mjs';
+import { openBenchPage } from './lib/browser.mjs';
 
 const CARDS = Number(process.env.BENCH_CARDS ?? 5000);
 const COLUMNS = Number(process.env.BENCH_COLUMNS ?? 8);
@@ -49,41 +50,8 @@ const OBSERVE = (selector) => {
 };
 
 async function measureOnce(browser, url, { cold, scroll }) {
-  let storageState;
-  if (cold) {
-    const api = await browser.newContext({ baseURL: url });
-    const login = await (await api.request.post('/api/auth/login', { data: ADMIN })).json();
-    const { cookies } = await api.storageState();
-    await api.close();
-    storageState = {
-      cookies,
-      origins: [
-        {
-          origin: url,
-          localStorage: [
-            { name: 'sessionId', value: login.sessionId },
-            { name: 'user', value: JSON.stringify(login.user) },
-            { name: 'isAuthenticated', value: 'true' },
-          ],
-        },
-      ],
-    };
-  }
-  const context = await browser.newContext({
-    baseURL: url,
-    viewport: { width: 1280, height: 900 },
-    serviceWorkers: 'block',
-    storageState,
-  });
+  const { context, page } = await openBenchPage(browser, url, { cold });
   try {
-    const page = await context.newPage();
-    if (!cold) {
-      await page.goto('/');
-      await page.getByLabel('Username').fill(ADMIN.username);
-      await page.getByLabel('Password').fill(ADMIN.password);
-      await page.getByRole('button', { name: 'Sign In', exact: true }).click();
-      await page.locator('article[data-task-id]').first().waitFor({ timeout: 60_000 });
-    }
     await page.addInitScript(OBSERVE, CARD);
     await page.goto('/?view=board', { waitUntil: 'commit' });
     await page.locator(CARD).first().waitFor({ timeout: 60_000 });

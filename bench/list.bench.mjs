@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { ADMIN, median, print, startApp } from './lib/app.mjs';
+import { openBenchPage } from './lib/browser.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,10000').split(',').map(Number);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -83,49 +84,18 @@ const BREAKDOWN = () => {
  * The navigation is what is measured.
  */
 async function measureOnce(browser, url, size, { cold, reorder, changeTask }) {
-  let storageState;
-  if (cold) {
-    const api = await browser.newContext({ baseURL: url });
-    const login = await (await api.request.post('/api/auth/login', { data: ADMIN })).json();
-    if (changeTask !== undefined) {
-      const renamed = await api.request.patch(`/api/tasks/${changeTask}`, {
-        headers: { origin: url, 'user-session': login.sessionId },
-        data: { title: `Renamed at ${Date.now()}` },
-      });
-      if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
-    }
-    // The session cookie (the live stream's) and the stored session, as a sign-in leaves them.
-    const { cookies } = await api.storageState();
-    await api.close();
-    storageState = {
-      cookies,
-      origins: [
-        {
-          origin: url,
-          localStorage: [
-            { name: 'sessionId', value: login.sessionId },
-            { name: 'user', value: JSON.stringify(login.user) },
-            { name: 'isAuthenticated', value: 'true' },
-          ],
-        },
-      ],
-    };
-  }
-  const context = await browser.newContext({
-    baseURL: url,
-    viewport: { width: 1280, height: 900 },
-    serviceWorkers: 'block',
-    storageState,
-  });
+  const beforeVisit =
+    changeTask === undefined
+      ? undefined
+      : async (api, login) => {
+          const renamed = await api.request.patch(`/api/tasks/${changeTask}`, {
+            headers: { origin: url, 'user-session': login.sessionId },
+            data: { title: `Renamed at ${Date.now()}` },
+          });
+          if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
+        };
+  const { context, page } = await openBenchPage(browser, url, { cold, beforeVisit });
   try {
-    const page = await context.newPage();
-    if (!cold) {
-      await page.goto('/');
-      await page.getByLabel('Username').fill(ADMIN.username);
-      await page.getByLabel('Password').fill(ADMIN.password);
-      await page.getByRole('button', { name: 'Sign In', exact: true }).click();
-      await page.locator('article[data-task-id]').first().waitFor({ timeout: 60_000 });
-    }
     await page.addInitScript(OBSERVE);
     await page.goto('/', { waitUntil: 'commit' });
     await page.locator('article[data-task-id]').first().waitFor({ timeout: 60_000 });
