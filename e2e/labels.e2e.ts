@@ -153,9 +153,9 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
           (await apiFromPage<Task[]>(page, 'GET', '/api/tasks'))[0]!.labels.map((l) => l.name),
         )
         .toEqual(['errands']);
-      expect(
-        await scope.getByRole('list', { name: 'Labels' }).getByRole('listitem').allTextContents(),
-      ).toEqual(['Label errands']);
+      await expect
+        .poll(() => scope.getByRole('list', { name: 'Labels' }).getByRole('listitem').allTextContents())
+        .toEqual(['Label errands']);
     },
     budget(60_000),
   );

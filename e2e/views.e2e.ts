@@ -171,6 +171,8 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await page.goto('/upcoming');
     await page.getByRole('heading', { name: VIEW_COPY.upcoming, level: 1 }).waitFor();
     expect(await page.title()).toBe('Upcoming · Tasklane');
+    // The page heading comes before the list does: wait for the last day's heading.
+    await page.locator('main section > h2').nth(13).waitFor();
     const headings = await page.locator('main section > h2').allTextContents();
     expect(headings).toHaveLength(14);
     expect(headings.slice(0, 3)).toEqual(['Today', 'Tomorrow', longDayHeading(addDays(day, 2))]);
