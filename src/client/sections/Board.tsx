@@ -21,6 +21,7 @@ import type { Section } from '../../common/sections';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
+import { ListProjectContext } from '../projects/ProjectChip';
 import { type TaskScope, useActiveTasks, useCreateTask } from '../tasks/api';
 import { dropTarget, registerListDrop, useLifted } from '../tasks/drag';
 import { LoadError } from '../tasks/EmptyState';
@@ -405,16 +406,18 @@ export function Board({
       <Droppable droppableId={COLUMNS_DROPPABLE} direction="horizontal" type={COLUMN_TYPE}>
         {(provided) => (
           <div ref={provided.innerRef} {...provided.droppableProps} className="flex w-max items-start gap-3">
-            {groups.map((group, index) => (
-              <BoardColumn
-                key={group.section?.id ?? NONE}
-                group={group}
-                index={index}
-                scope={scope}
-                editable={editable}
-                movable={movable}
-              />
-            ))}
+            <ListProjectContext value={projectId}>
+              {groups.map((group, index) => (
+                <BoardColumn
+                  key={group.section?.id ?? NONE}
+                  group={group}
+                  index={index}
+                  scope={scope}
+                  editable={editable}
+                  movable={movable}
+                />
+              ))}
+            </ListProjectContext>
             {provided.placeholder}
           </div>
         )}
