@@ -150,7 +150,11 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     // A list across projects names each card's project, as a link there; the Inbox's cards need not.
     const footer = card(page, 'Fix the footer').getByRole('link', { name: 'Project: Website' });
     await footer.waitFor();
-    expect(await card(page, 'Pay rent').getByRole('link', { name: /^Project: / }).count()).toBe(0);
+    expect(
+      await card(page, 'Pay rent')
+        .getByRole('link', { name: /^Project: / })
+        .count(),
+    ).toBe(0);
     await screenshot(page, 'views-today');
     await expectAccessible(page, 'Today, light, desktop');
 
@@ -168,7 +172,11 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await footer.click();
     await page.getByRole('heading', { name: 'Website', level: 1 }).waitFor();
     await card(page, 'Fix the footer').waitFor();
-    expect(await card(page, 'Fix the footer').getByRole('link', { name: /^Project: / }).count()).toBe(0);
+    expect(
+      await card(page, 'Fix the footer')
+        .getByRole('link', { name: /^Project: / })
+        .count(),
+    ).toBe(0);
   });
 
   it("Upcoming: a heading per day, a card dragged to another day stays there after a reload, 'Add a task' on a day; g t and g u", async () => {

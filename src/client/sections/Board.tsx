@@ -212,9 +212,11 @@ function AddCard({ scope, section }: { scope: TaskScope; section: Section | null
  */
 const ColumnCards = memo(function ColumnCards({
   group,
+  name,
   editable,
 }: {
   group: SectionGroup;
+  name: string;
   editable: boolean;
 }) {
   const { tasks } = group;
@@ -247,8 +249,10 @@ const ColumnCards = memo(function ColumnCards({
             provided.innerRef(element);
           }}
           {...provided.droppableProps}
+          // Without handles to tab through, the column itself takes focus, so a keyboard scrolls it.
+          {...(editable ? {} : { role: 'group', 'aria-label': SECTION_COPY.columnCards(name), tabIndex: 0 })}
           className={cn(
-            'h-[calc(100dvh-22rem)] min-h-72 overflow-y-auto rounded-md px-1 pb-1',
+            'h-[calc(100dvh-22rem)] min-h-72 overflow-y-auto rounded-md px-1 pb-1 outline-none focus-visible:ring-2 focus-visible:ring-ring',
             snapshot.isDraggingOver && 'bg-accent/50',
           )}
         >
@@ -331,7 +335,7 @@ const BoardColumn = memo(function BoardColumn({ group, index, scope, editable, m
             </span>
             {editable && section !== null && <SectionActions section={section} />}
           </div>
-          <ColumnCards group={group} editable={movable} />
+          <ColumnCards group={group} name={name} editable={movable} />
           {editable && <AddCard scope={scope} section={section} />}
         </section>
       )}
