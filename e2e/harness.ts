@@ -398,15 +398,21 @@ export async function expectAccessible(
 /**
  * `listening` resolves once the page's live-update stream (GET /api/events) listens: the server
  * subscribes first, then sends its first bytes (': connected'), which no page script can see. Call
- * before the page opens the stream.
+ * before the page opens the stream (a load or a reload): a stream opened before is not counted.
  */
 export async function watchLiveStream(page: Page): Promise<{ listening: Promise<void> }> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
+  // Only a stream asked for from now on: one the page opened before (its answer may still be on
+  // its way on a busy machine) would resolve `listening` while the page reloads.
+  const asked = new Set<string>();
   const streams = new Set<string>();
   const listening = new Promise<void>((resolve) => {
+    cdp.on('Network.requestWillBeSent', (event) => {
+      if (new URL(event.request.url).pathname === LIVE_EVENTS_PATH) asked.add(event.requestId);
+    });
     cdp.on('Network.responseReceived', (event) => {
-      if (new URL(event.response.url).pathname === LIVE_EVENTS_PATH) streams.add(event.requestId);
+      if (asked.has(event.requestId)) streams.add(event.requestId);
     });
     cdp.on('Network.dataReceived', (event) => {
       if (streams.has(event.requestId)) resolve();
