@@ -281,13 +281,20 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
             )
             .toContainEqual(['crimson', 'pink']);
           if (phone) {
-            // Escape closes the drawer once focus is back in it from the closed dialog: on a busy
-            // machine a key pressed before that went nowhere, and the drawer stayed over the list.
+            // Escape closes the drawer once focus is back in it from the closed dialog; but the
+            // 'Label saved' toast is a layer above the drawer, and while it shows, Escape dismisses
+            // it first (Radix's layers). So Escape until the drawer has gone, with focus in it.
             await expect
-              .poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('nav'))))
+              .poll(
+                async () => {
+                  if (await page.evaluate(() => Boolean(document.activeElement?.closest('nav')))) {
+                    await page.keyboard.press('Escape');
+                  }
+                  return sidebar.isHidden();
+                },
+                { timeout: budget(20_000), intervals: [500] },
+              )
               .toBe(true);
-            await page.keyboard.press('Escape');
-            await sidebar.waitFor({ state: 'hidden' });
           }
           await card(page, 'Task P1').getByText('crimson').waitFor();
         },
