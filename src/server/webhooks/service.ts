@@ -380,8 +380,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         }
         return again;
       });
-      // The queue retries it after this kind's delay (1 min, 5 min, 30 min, 2 h, 6 h).
-      if (retry) throw new Error(`webhook ${hook.id}: ${result.error}`);
+      // The queue retries it after this kind's delay (1 min, 5 min, 30 min, 2 h, 6 h), or after the
+      // last try records it failed; a webhook turned off ends its event here (done: nothing to retry).
+      if (retry || job.attempt >= MAX_ATTEMPTS) throw new Error(`webhook ${hook.id}: ${result.error}`);
     },
     { retryDelaysMs: WEBHOOK_LIMITS.retryDelaysMs },
   );
