@@ -123,3 +123,45 @@ export const deliveryParamsSchema = z.object({ id: idParam(), deliveryId: idPara
 
 /** POST .../test and .../redeliver: the event queued (it goes out within seconds). */
 export const queuedDeliverySchema = z.object({ eventId: z.string() });
+
+/** The Integrations dialog's words (account menu → Integrations). */
+export const WEBHOOK_COPY = {
+  menuItem: 'Integrations',
+  title: 'Integrations',
+  description: 'Tell other tools (chat, CI, automations) when something changes, with signed webhooks.',
+  section: 'Webhooks',
+  intro:
+    'Each event is a signed POST (Standard Webhooks: verify it with any of its libraries). Failed deliveries are retried for about 9 hours; after 20 failures in a row the webhook is turned off and you get an e-mail.',
+  urlLabel: 'Payload URL',
+  projectLabel: 'Events from',
+  inboxAndAssigned: 'My Inbox and tasks assigned to me',
+  eventsLegend: 'Events',
+  create: 'Add webhook',
+  secretShown: 'Your signing secret. Copy it now: it is not shown again.',
+  sendTest: 'Send test',
+  testQueued: 'Test event sent: see its delivery below.',
+  deliveries: 'Deliveries',
+  hideDeliveries: 'Hide deliveries',
+  noDeliveries: 'Nothing delivered yet.',
+  redeliver: 'Redeliver',
+  redelivered: 'Sent again: see the new delivery above.',
+  empty: 'You have no webhooks.',
+  deleteTitle: 'Delete this webhook?',
+  deleteDescription:
+    'It stops getting events at once, and its delivery log goes with it. This cannot be undone.',
+  off: 'Off',
+} as const;
+
+/** What each event is, in the form's words. */
+export const WEBHOOK_EVENT_LABELS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
+  'task.created': 'Task created',
+  'task.updated': 'Task changed',
+  'task.completed': 'Task completed',
+  'task.restored': 'Task restored',
+  'task.deleted': 'Task deleted',
+  'task.moved': 'Task moved',
+  'comment.created': 'Comment added',
+  'checklist.changed': 'Checklist changed',
+  'project.member_added': 'Member added',
+  'project.member_removed': 'Member removed',
+};
