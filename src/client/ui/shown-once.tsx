@@ -27,6 +27,7 @@ export function ShownOnce({ label, message, value, onDone }: ShownOnceProps) {
       <div className="flex gap-2">
         <Input
           readOnly
+          name="shown-once"
           aria-label={label}
           value={value}
           className="font-mono text-xs"
