@@ -319,8 +319,8 @@ export function createTaskService({
       inputs: Array<Pick<CreateTaskInput, 'title' | 'description' | 'dueDate'>>,
       extra: ActivityRecord[] = [],
     ): Promise<number> {
-      const count = await db.transaction().execute(async (trx) => {
-        const ids = await insertTasksOnTop(
+      const ids = await db.transaction().execute(async (trx) => {
+        const inserted = await insertTasksOnTop(
           trx,
           userId,
           projectId,
@@ -336,13 +336,19 @@ export function createTaskService({
           })),
         );
         await recordActivity(trx, [
-          ...ids.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
+          ...inserted.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
           ...extra,
         ]);
-        return ids.length;
+        return inserted;
       });
-      await changed([projectId]);
-      return count;
+      // One task.created each, as the API would answer it (an AI split makes a few).
+      const created: ChangeEvent[] = [];
+      for (const id of ids) {
+        const row = await tasks.find(id);
+        if (row) created.push(taskChange('task.created', toTask(row)));
+      }
+      await publish([projectId], [], created);
+      return ids.length;
     },
 
     /**

@@ -335,6 +335,54 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
     ]);
   });
 
+  it("an AI agent's split (an applied create_tasks proposal) is one task.created per new task", async () => {
+    const ana = await t.signUp();
+    const hook = await createHook(ana, { events: ['task.created'] });
+    const task = await ok<Task>(ana.request('POST', '/api/tasks', { title: 'Big job' }), 201);
+    const db = t.ctx.db.kysely;
+    const run = await db
+      .insertInto('ai_runs')
+      .values({
+        user_id: ana.user.id,
+        task_id: task.id,
+        agent_id: null,
+        agent_title: null,
+        model: 'test-model',
+        started_at: clock.now().toISOString(),
+        duration_ms: 1,
+        input_tokens: 1,
+        output_tokens: 1,
+        status: 'succeeded',
+        error: null,
+        notes: '',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const proposal = await db
+      .insertInto('ai_proposals')
+      .values({
+        run_id: run.id,
+        user_id: ana.user.id,
+        task_id: task.id,
+        tool: 'create_tasks',
+        arguments: JSON.stringify({ tasks: [{ title: 'Half one' }, { title: 'Half two' }] }),
+        status: 'pending',
+        error: null,
+        created_at: clock.now().toISOString(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await ok(ana.request('POST', `/api/ai/proposals/${proposal.id}/apply`));
+    await t.ctx.jobs.runDue();
+    const bodies = receiver.received.map((delivery) => verify(hook.secret, delivery, clock.now()));
+    const listed = await ok<Task[]>(ana.request('GET', '/api/tasks'));
+    const halves = listed.filter((one) => one.title.startsWith('Half')).map(summary);
+    expect(bodies.map(({ type, data }) => ({ type, data }))).toEqual([
+      { type: 'task.created', data: summary(task) },
+      ...halves.sort((a, b) => a.id - b.id).map((data) => ({ type: 'task.created', data })),
+    ]);
+  });
+
   it('retries after about 1 min, 5 min, 30 min, 2 h and 6 h, logging each attempt; a 3xx is a failure; Redeliver sends the same event', async () => {
     const ana = await t.signUp();
     const hook = await createHook(ana, {});
