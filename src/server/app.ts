@@ -80,6 +80,8 @@ import { type Clock, systemClock } from './time/clock';
 import { createTokenRepository } from './tokens/repository';
 import { tokenRoutes } from './tokens/routes';
 import { createTokenService } from './tokens/service';
+import { webhookRoutes } from './webhooks/routes';
+import { createWebhookService } from './webhooks/service';
 
 export interface BuildAppOptions {
   config: Config;
@@ -214,7 +216,6 @@ export async function buildApp(
     twoFactor,
   });
   const access = createAccess(kysely, { bus: live });
-  const projectEvents = createProjectEvents(access, live, logger);
   const jobs = createJobQueue({
     db: kysely,
     dialect: db.dialect,
@@ -224,6 +225,21 @@ export async function buildApp(
     leaseMs: config.jobs.leaseMs,
     beforeEachPass: () => notifications.sweepDigests(),
   });
+  const secrets = createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir });
+  const webhooks = createWebhookService({
+    db: kysely,
+    access,
+    jobs,
+    mailer,
+    secrets,
+    clock,
+    logger,
+    appUrl: config.appUrl,
+    allowPrivate: config.webhooks.allowPrivate,
+    sendTimeoutMs: Math.min(60_000, config.jobs.leaseMs / 2),
+  });
+  // A change's events reach the webhooks where its live update is published (decision 041).
+  const projectEvents = createProjectEvents(access, live, logger, webhooks.emit);
   const notifications = createNotificationService({
     db: kysely,
     access,
@@ -253,7 +269,7 @@ export async function buildApp(
     clock,
     sections,
   });
-  const checklists = createChecklistService({ db: kysely, access, projectEvents });
+  const checklists = createChecklistService({ db: kysely, access, projectEvents, tasks });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
   const passkeys = createPasskeyService({
     passkeys: createPasskeyRepository(kysely),
@@ -302,6 +318,7 @@ export async function buildApp(
     live,
     notifications,
     logger,
+    changes: webhooks.emit,
   });
   await projectRoutes(app, { projects });
   await sectionRoutes(app, { sections });
@@ -318,13 +335,14 @@ export async function buildApp(
   await activityRoutes(app, { db, access });
   await liveRoutes(app, { live });
   await pushRoutes(app, { push });
+  await webhookRoutes(app, { webhooks });
   await agentRoutes(app, {
     db: kysely,
     access,
     projectEvents,
     tasks,
     checklists,
-    secrets: createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir }),
+    secrets,
     rateLimiter,
     config: config.ai,
     logger,

@@ -45,6 +45,7 @@ const envSchema = z.object({
   AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   AI_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   AI_ALLOW_PRIVATE_BASE_URLS: flag.default(false),
+  WEBHOOKS_ALLOW_PRIVATE: flag.default(false),
   AI_CONTEXT_CHARS: z.coerce.number().int().positive().default(20_000),
   AI_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SMTP_URL: z
@@ -189,6 +190,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
     },
     /** How often each instance looks for due jobs (reminders, deliveries, digests). */
     jobs: { pollIntervalMs: env.JOBS_POLL_INTERVAL_MS, leaseMs: env.JOBS_LEASE_MS },
+    /** Webhooks may go to loopback, private and link-local addresses (a receiver on the LAN). */
+    webhooks: { allowPrivate: env.WEBHOOKS_ALLOW_PRIVATE },
     sessionTtlMs: env.SESSION_TTL_DAYS * 24 * 60 * 60 * 1000,
     trustProxy: env.TRUST_PROXY,
     /** Attempts at sign-in and the public forms per 15 minutes, per address and per account. */

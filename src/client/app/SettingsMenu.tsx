@@ -15,9 +15,11 @@ import {
   SunIcon,
   UploadIcon,
   UserCogIcon,
+  WebhookIcon,
 } from 'lucide-react';
 import { lazy, Suspense, useRef } from 'react';
 import { COPY } from '../../common/spec';
+import { WEBHOOK_COPY } from '../../common/webhooks';
 import { signOut } from '../auth/api';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
@@ -49,6 +51,10 @@ const SecurityDialog = lazy(() =>
   import('../security/SecurityDialog').then((m) => ({ default: m.SecurityDialog })),
 );
 
+const IntegrationsDialog = lazy(() =>
+  import('../webhooks/IntegrationsDialog').then((m) => ({ default: m.IntegrationsDialog })),
+);
+
 const NotificationsDialog = lazy(() =>
   import('../notifications/NotificationsDialog').then((m) => ({ default: m.NotificationsDialog })),
 );
@@ -72,6 +78,7 @@ type DialogName = Extract<
   | 'faq'
   | 'password'
   | 'security'
+  | 'integrations'
   | 'notifications'
   | 'calendar'
   | 'export'
@@ -146,6 +153,10 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <ShieldCheckIcon aria-hidden />
             {COPY.security}
           </DropdownMenuItem>
+          <DropdownMenuItem onSelect={() => show('integrations')}>
+            <WebhookIcon aria-hidden />
+            {WEBHOOK_COPY.menuItem}
+          </DropdownMenuItem>
           <DropdownMenuItem onSelect={() => show('notifications')}>
             <BellIcon aria-hidden />
             Notifications
@@ -191,6 +202,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
         {mounted.has('faq') && <FaqDialog {...dialogProps('faq')} />}
         {mounted.has('password') && <ChangePasswordDialog {...dialogProps('password')} />}
         {mounted.has('security') && <SecurityDialog {...dialogProps('security')} />}
+        {mounted.has('integrations') && <IntegrationsDialog {...dialogProps('integrations')} />}
         {mounted.has('notifications') && <NotificationsDialog {...dialogProps('notifications')} />}
         {mounted.has('calendar') && <CalendarFeedDialog {...dialogProps('calendar')} />}
         {mounted.has('export') && <ExportDialog {...dialogProps('export')} />}

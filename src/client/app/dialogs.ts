@@ -18,6 +18,7 @@ export type AppDialog =
   | 'faq'
   | 'password'
   | 'security'
+  | 'integrations'
   | 'calendar'
   | 'export'
   | 'import'

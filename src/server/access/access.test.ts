@@ -61,6 +61,7 @@ interface Route {
 }
 
 const BOUNDARY = '----tasklane-matrix-boundary';
+const HOOK_URL = 'http://127.0.0.1:9/hook';
 const multipart = (name: string, filename: string, type: string, content: string) => ({
   headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
   payload: Buffer.from(
@@ -74,7 +75,8 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
   let people: Team;
 
   beforeAll(async () => {
-    t = await createTestApp(dialect);
+    // A webhook's receiver on loopback (never reached here: the table asks who may, not what is sent).
+    t = await createTestApp(dialect, { env: { WEBHOOKS_ALLOW_PRIVATE: 'true' } });
     people = await signUpTeam(t);
   });
   afterAll(async () => {
@@ -167,7 +169,72 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     };
   }
 
+  /**
+   * A webhook of the owner's for the fixture's project, the call, then it is deleted again (a person
+   * has at most 20). Its owner alone reaches it.
+   */
+  const withHook = async (projectId: number, call: (id: number) => Promise<Response>) => {
+    const hook = await ok<{ id: number }>(
+      send(people.owner, 'POST', '/api/webhooks', { url: HOOK_URL, events: ['task.created'], projectId }),
+      201,
+    );
+    try {
+      return await call(hook.id);
+    } finally {
+      await send(people.owner, 'DELETE', `/api/webhooks/${hook.id}`);
+    }
+  };
+
   const ROUTES: Route[] = [
+    {
+      route: 'POST /api/webhooks',
+      variant: 'projectId',
+      call: async (c, f) => {
+        const answer = await send(c, 'POST', '/api/webhooks', {
+          url: HOOK_URL,
+          events: ['task.created'],
+          projectId: f.projectId,
+        });
+        if (answer.statusCode === 201) {
+          await send(c, 'DELETE', `/api/webhooks/${(answer.json() as { id: number }).id}`);
+        }
+        return answer;
+      },
+      expected: admins,
+    },
+    {
+      route: 'PATCH /api/webhooks/:id',
+      call: (c, f) =>
+        withHook(f.projectId, (id) => send(c, 'PATCH', `/api/webhooks/${id}`, { active: false })),
+      expected: ownerOnly,
+    },
+    {
+      route: 'DELETE /api/webhooks/:id',
+      call: (c, f) => withHook(f.projectId, (id) => send(c, 'DELETE', `/api/webhooks/${id}`)),
+      expected: ownerOnly,
+    },
+    {
+      route: 'POST /api/webhooks/:id/test',
+      call: (c, f) => withHook(f.projectId, (id) => send(c, 'POST', `/api/webhooks/${id}/test`)),
+      expected: ownerOnly,
+    },
+    {
+      route: 'GET /api/webhooks/:id/deliveries',
+      call: (c, f) => withHook(f.projectId, (id) => send(c, 'GET', `/api/webhooks/${id}/deliveries`)),
+      expected: ownerOnly,
+    },
+    {
+      route: 'POST /api/webhooks/:id/deliveries/:deliveryId/redeliver',
+      call: (c, f) =>
+        withHook(f.projectId, async (id) => {
+          await send(people.owner, 'POST', `/api/webhooks/${id}/test`);
+          const [delivery] = await ok<Array<{ id: number }>>(
+            send(people.owner, 'GET', `/api/webhooks/${id}/deliveries`),
+          );
+          return send(c, 'POST', `/api/webhooks/${id}/deliveries/${delivery!.id}/redeliver`);
+        }),
+      expected: ownerOnly,
+    },
     {
       route: 'GET /api/tasks',
       variant: '?projectId',
@@ -475,7 +542,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       url,
     );
   /** A person's own things by id (issue 23): labels and saved filters, whose owner alone reaches them. */
-  const ownById = (url: string) => /^\/api\/(labels|filters)\/:id$/.test(url);
+  const ownById = (url: string) => /^\/api\/(labels|filters)\/:id$|^\/api\/webhooks\/:id/.test(url);
   /** Routes outside any one id that still take a project (a list, a new task, an order, a run, an import). */
   const TAKING_A_PROJECT = [
     'GET /api/tasks',
@@ -484,6 +551,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     'POST /api/tasks/reorder',
     'POST /api/ai/execute',
     'POST /api/import',
+    'POST /api/webhooks',
   ];
 
   it('names every registered route that reaches into a project', () => {

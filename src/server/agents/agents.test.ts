@@ -7,6 +7,7 @@ import type { Agent, AiStreamEvent } from '../../common/agents';
 import type { Project } from '../../common/projects';
 import { ERRORS, VALIDATION } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { URL_GUARD_MESSAGES } from '../http/url-guard';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
@@ -14,7 +15,6 @@ import { AI_MESSAGES } from './ai-client';
 import { createSecretBox, KEY_FILE_NAME } from './crypto';
 import { PROPOSAL_INSTRUCTIONS } from './proposals';
 import { AI_RUN_RATE_LIMIT, DEFAULT_SYSTEM_PROMPT } from './service';
-import { URL_GUARD_MESSAGES } from './url-guard';
 
 describe.each(testDialects)('AI agents and runs on %s', (dialect) => {
   let fake: FakeProvider;

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { HttpError } from '../http/errors';
+import { BlockedAddressError, createGuardedFetch, URL_GUARD_MESSAGES } from '../http/url-guard';
 import { onFirstUse } from '../on-first-use';
-import { BlockedAddressError, createGuardedFetch, URL_GUARD_MESSAGES } from './url-guard';
 
 /** The SDK, loaded at the first run (decision 027). */
 const openAiSdk = onFirstUse(() => import('openai'));

@@ -15,6 +15,7 @@ import type { Config } from '../config';
 import type { AgentRow } from '../db/schema';
 import { badRequest, HttpError, notFound } from '../http/errors';
 import type { RateLimiter, RateLimitRule } from '../http/rate-limit';
+import { assertAllowedBaseUrl } from '../http/url-guard';
 import {
   AiCancelledError,
   type AiProvider,
@@ -27,7 +28,6 @@ import type { SecretBox } from './crypto';
 import { checkToolCall, PROPOSAL_CHAT_TOOLS, PROPOSAL_INSTRUCTIONS } from './proposals';
 import { type AgentRepository, toAgent } from './repository';
 import type { RunOutcome, RunRepository } from './runs';
-import { assertAllowedBaseUrl } from './url-guard';
 
 /** Used when a task has no agent: a plain, useful first draft. */
 export const DEFAULT_SYSTEM_PROMPT =

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlockedAddressError, createGuardedFetch, isPrivateAddress } from '../http/url-guard';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { createSecretBox, KEY_FILE_NAME } from './crypto';
-import { BlockedAddressError, createGuardedFetch, isPrivateAddress } from './url-guard';
 
 describe('isPrivateAddress', () => {
   it.each([

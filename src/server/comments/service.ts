@@ -7,7 +7,7 @@ import { ACCESS_MESSAGES, type Access, type TaskAccess } from '../access';
 import { recordActivity } from '../activity/repository';
 import type { Database } from '../db/schema';
 import { conflict, forbidden, HttpError, notFound } from '../http/errors';
-import type { ProjectEvents } from '../live/projects';
+import type { ChangeEvent, ProjectEvents } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
 import { commentTransaction, createCommentRepository } from './repository';
 
@@ -34,10 +34,11 @@ export function createCommentService({ db, access, projectEvents, notifications 
   const user = (id: number) => ({ id });
 
   /** Every member's open thread, activity and task lists (the comment count) refetch. */
-  const changed = (projectId: number, taskId: number) =>
+  const changed = (projectId: number, taskId: number, events?: ChangeEvent[]) =>
     projectEvents(
       [projectId],
       [taskCommentsPath(taskId), taskActivityPath(taskId), TASKS_PATH, ARCHIVED_TASKS_PATH, taskPath(taskId)],
+      events,
     );
 
   /** The members of the task's project whom the body mentions, by user id. */
@@ -69,11 +70,13 @@ export function createCommentService({ db, access, projectEvents, notifications 
    * `mentioned` to each person @named; `commented` to the task's assignees and creator who were not
    * (the author never; the notification service drops whoever cannot see the task).
    */
-  const tellAbout = async (task: TaskAccess['task'], comment: Comment, mentions: number[]) => {
+  const tellAbout = async (
+    task: TaskAccess['task'],
+    comment: Comment,
+    mentions: number[],
+    assignees: number[],
+  ) => {
     if (!notifications) return;
-    const assignees = (
-      await db.selectFrom('task_assignees').select('user_id').where('task_id', '=', task.id).execute()
-    ).map((row) => row.user_id);
     const excerpt = comment.body.length > 300 ? `${comment.body.slice(0, 299)}…` : comment.body;
     const about = { taskId: task.id, projectId: task.project_id, actorId: comment.authorId, body: excerpt };
     const mentioned = new Set(mentions);
@@ -116,9 +119,14 @@ export function createCommentService({ db, access, projectEvents, notifications 
         ]);
         return inserted;
       });
-      await changed(task.project_id, task.id);
       const comment = await reread(id);
-      await tellAbout(task, comment, mentions);
+      const assigneeIds = (
+        await db.selectFrom('task_assignees').select('user_id').where('task_id', '=', task.id).execute()
+      ).map((row) => row.user_id);
+      await changed(task.project_id, task.id, [
+        { type: 'comment.created', projectId: task.project_id, assigneeIds, data: comment },
+      ]);
+      await tellAbout(task, comment, mentions, assigneeIds);
       return comment;
     },
 

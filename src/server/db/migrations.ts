@@ -947,6 +947,66 @@ function sections(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 24: webhooks (one person's, for one project or for their Inbox and assigned tasks) and
+ * their delivery log, one row per attempt (kept 14 days). The sending is a job (decision 041).
+ */
+function webhooks(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('project_id', 'integer', (col) => col.references('projects.id').onDelete('cascade'))
+        .addColumn('url', 'text', (col) => col.notNull())
+        /** JSON: the event types it gets. */
+        .addColumn('events', 'text', (col) => col.notNull())
+        /** The signing secret, sealed with the AI secret box. */
+        .addColumn('secret', 'text', (col) => col.notNull())
+        .addColumn('active', c.bool, (col) => col.notNull())
+        .addColumn('failures_in_a_row', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addColumn('updated_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('webhooks_user').on('webhooks').column('user_id').execute();
+      await db.schema.createIndex('webhooks_project').on('webhooks').column('project_id').execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('webhook_id', 'integer', (col) =>
+          col.notNull().references('webhooks.id').onDelete('cascade'),
+        )
+        /** The delivery job's key: one job per event and webhook (and per redelivery). */
+        .addColumn('job_key', 'text', (col) => col.notNull())
+        .addColumn('event_id', 'text', (col) => col.notNull())
+        .addColumn('type', 'text', (col) => col.notNull())
+        /** The body sent, byte for byte in every attempt (a redelivery sends it again). */
+        .addColumn('body', 'text', (col) => col.notNull())
+        .addColumn('attempt', 'integer', (col) => col.notNull())
+        /** 'pending', 'succeeded' or 'failed'. */
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('response_status', 'integer')
+        .addColumn('duration_ms', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_webhook')
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_job')
+        .on('webhook_deliveries')
+        .columns(['job_key', 'status'])
+        .execute();
+      await db.schema.createIndex('webhook_deliveries_at').on('webhook_deliveries').column('at').execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -971,6 +1031,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0017_push': push(dialect),
         '0018_priorities_and_labels': prioritiesAndLabels(dialect),
         '0020_sections': sections(dialect),
+        '0021_webhooks': webhooks(dialect),
       };
     },
   };

@@ -480,6 +480,38 @@ export interface NotificationSettingsTable {
   updated_at: Timestamp;
 }
 
+/** A person's webhook (issue 24): a project's events, or (project_id null) their Inbox's and assigned tasks'. */
+export interface WebhooksTable {
+  id: Generated<number>;
+  user_id: number;
+  project_id: number | null;
+  url: string;
+  /** JSON: WebhookEventType[]. */
+  events: string;
+  /** Sealed with the secret box (agents/crypto.ts). */
+  secret: string;
+  active: Bool;
+  failures_in_a_row: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One attempt at one event for one webhook; 'pending' is the attempt to come. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  job_key: string;
+  event_id: string;
+  type: string;
+  body: string;
+  attempt: number;
+  status: 'pending' | 'succeeded' | 'failed';
+  response_status: number | null;
+  duration_ms: number | null;
+  error: string | null;
+  at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -518,6 +550,8 @@ export interface Database {
   labels: LabelsTable;
   task_labels: TaskLabelsTable;
   saved_filters: SavedFiltersTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -527,6 +561,7 @@ export type NewTask = Insertable<TasksTable>;
 export type TaskUpdate = Updateable<TasksTable>;
 export type LabelRow = Selectable<LabelsTable>;
 export type SavedFilterRow = Selectable<SavedFiltersTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
 export type AgentRow = Selectable<AgentsTable>;
 export type AiRunRow = Selectable<AiRunsTable>;
 export type AiProposalRow = Selectable<AiProposalsTable>;

@@ -48,6 +48,9 @@ interface Rows {
   /** A member of `project` besides the user, for the paths that name one. */
   projectMember: number;
   section: number;
+  webhook: number;
+  /** An entry of `webhook`'s delivery log. */
+  webhookDelivery: number;
 }
 
 /** Not called: an event stream never ends, so there is no answer to check (tasks.test.ts reads one). */
@@ -94,9 +97,13 @@ const PATH_ROWS: Array<[RegExp, keyof Rows]> = [
   [/^\/api\/calendar\/\{file\}/, 'calendarFile'],
   [/^\/api\/projects\/\{id\}/, 'project'],
   [/^\/api\/sections\/\{id\}/, 'section'],
+  [/^\/api\/webhooks\/\{id\}/, 'webhook'],
 ];
 /** Path parameters that name a row of their own, whatever the path. */
-const PARAM_ROWS: Record<string, keyof Rows> = { userId: 'projectMember' };
+const PARAM_ROWS: Record<string, keyof Rows> = { userId: 'projectMember', deliveryId: 'webhookDelivery' };
+
+/** A webhook's receiver: the discard port on loopback (allowed here: WEBHOOKS_ALLOW_PRIVATE). */
+const HOOK_URL = 'http://127.0.0.1:9/hook';
 
 /**
  * Sent instead of a generated body: a generated AI connection (no base URL) would send the key to
@@ -113,6 +120,8 @@ const BODIES: Record<string, (fake: FakeProvider) => Json> = {
     keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
   }),
   deletePushSubscription: () => ({ endpoint: 'https://push.example.com/send/abc' }),
+  // A sample URL ('string') is no URL; the conformance test's receiver is.
+  createWebhook: () => ({ url: HOOK_URL, events: ['task.created'] }),
 };
 
 const SAMPLING = { skipReadOnly: true, enablePatterns: true, quiet: true };
@@ -189,6 +198,7 @@ describe.each(testDialects)('every documented operation, called as the document 
         OPENAI_BASE_URL: fake.baseUrl,
         AI_ALLOW_PRIVATE_BASE_URLS: 'true',
         AI_TIMEOUT_MS: '2000',
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
       },
     });
     document = await fetchDocument(t);
@@ -222,6 +232,9 @@ describe.each(testDialects)('every documented operation, called as the document 
     const project = await created('/api/projects', { name: 'Shared' });
     await created(`/api/projects/${project.id}/members`, { user: other.user.username, role: 'editor' });
     const section = await created(`/api/projects/${project.id}/sections`, { name: 'Doing' });
+    const webhook = await created('/api/webhooks', { url: HOOK_URL, events: ['task.created'] });
+    await created(`/api/webhooks/${webhook.id}/test`);
+    const [delivery] = (await user.request('GET', `/api/webhooks/${webhook.id}/deliveries`)).json() as Json[];
     const upload = await multipartBody(
       { properties: { files: { format: 'binary' } }, required: ['files'] },
       document,
@@ -255,6 +268,8 @@ describe.each(testDialects)('every documented operation, called as the document 
       project: project.id as number,
       projectMember: other.user.id,
       section: section.id as number,
+      webhook: webhook.id as number,
+      webhookDelivery: delivery?.id as number,
     };
     return { user, rows };
   }

@@ -107,6 +107,11 @@ const TAGS: Array<{ name: string; description: string }> = [
   { name: 'Admin', description: 'User accounts, access requests and the audit log. Administrators only.' },
   { name: 'Live', description: 'Server-sent events naming the data that changed.' },
   {
+    name: 'Webhooks',
+    description:
+      'Your webhooks: signed POSTs (Standard Webhooks) when tasks, comments, checklists or members change, with a delivery log.',
+  },
+  {
     name: 'Push',
     description: "Web Push: the server's VAPID public key and this browser's push subscription.",
   },

@@ -61,6 +61,14 @@ export interface JobRun {
 
 export type JobHandler = (job: ClaimedJob, run: JobRun) => Promise<void>;
 
+export interface JobKindOptions {
+  /**
+   * Waits before each retry of this kind, the first retry's first; the last repeats for any later
+   * one. Without it: retryBaseMs × 2^(try − 1).
+   */
+  retryDelaysMs?: readonly number[];
+}
+
 export class LeaseLostError extends Error {
   constructor(key: string) {
     super(`job ${key}: its lease passed and another instance took it`);
@@ -80,7 +88,7 @@ export interface JobQueueOptions {
 }
 
 export interface JobQueue {
-  register(kind: string, handler: JobHandler): void;
+  register(kind: string, handler: JobHandler, options?: JobKindOptions): void;
   /** Enqueues, skipping any whose key exists already; in the caller's transaction when given. */
   enqueue(jobs: NewJob[], trx?: Kysely<Database>): Promise<number>;
   /** Claims and runs every job due now (by the clock), until none is left; resolves when done. */
@@ -100,6 +108,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   const leaseMs = options.leaseMs ?? JOB_DEFAULTS.leaseMs;
   const retryBaseMs = options.retryBaseMs ?? JOB_DEFAULTS.retryBaseMs;
   const handlers = new Map<string, JobHandler>();
+  const kindOptions = new Map<string, JobKindOptions>();
   let chain: Promise<number> = Promise.resolve(0);
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -164,7 +173,11 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   async function fail(job: ClaimedJob & { token: string }, error: unknown, maxAttempts: number) {
     const message = error instanceof Error ? error.message : String(error);
     const last = job.attempt >= maxAttempts;
-    const retryAt = new Date(clock.now().getTime() + retryBaseMs * 2 ** (job.attempt - 1)).toISOString();
+    const delays = kindOptions.get(job.kind)?.retryDelaysMs;
+    const delay = delays?.length
+      ? delays[Math.min(job.attempt, delays.length) - 1]!
+      : retryBaseMs * 2 ** (job.attempt - 1);
+    const retryAt = new Date(clock.now().getTime() + delay).toISOString();
     await db
       .updateTable('jobs')
       .set({
@@ -267,8 +280,9 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
   };
 
   return {
-    register(kind, handler) {
+    register(kind, handler, options) {
       handlers.set(kind, handler);
+      if (options) kindOptions.set(kind, options);
     },
 
     async enqueue(jobs, trx = db) {

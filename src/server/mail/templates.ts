@@ -207,3 +207,24 @@ export function digestMail(
     ...(messageId ? { messageId } : {}),
   };
 }
+
+/** A webhook failed this many times in a row and was turned off (issue 24). */
+export function webhookTurnedOffMail(
+  to: string,
+  firstName: string,
+  url: string,
+  failures: number,
+  appUrl: string,
+) {
+  return compose(
+    to,
+    'A webhook was turned off',
+    [
+      `Hello ${firstName},`,
+      `Your webhook to ${url} failed ${failures} times in a row, so it was turned off: it gets no events until you turn it on again.`,
+      'Check the receiver, then open Integrations in the account menu: its delivery log shows what went wrong, and you can turn it on there.',
+      { link: appUrl },
+    ],
+    appUrl,
+  );
+}

@@ -21,6 +21,7 @@ import { toBool, toIso, toNumber } from '../db/values';
 import type { FileStore } from '../files/store';
 import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
+import type { ChangeListener } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
 import { createProjectRepository, type MemberRow, type ProjectListRow } from './repository';
 
@@ -110,6 +111,8 @@ export interface ProjectServiceDeps {
   /** The person added is told (`shared`): in the app, and by e-mail unless they turned it off. */
   notifications: Pick<NotificationService, 'notify'>;
   logger: FastifyBaseLogger;
+  /** project.member_added and project.member_removed, after the change (webhooks, ../live/projects). */
+  changes?: ChangeListener;
 }
 
 export function createProjectService({
@@ -119,6 +122,7 @@ export function createProjectService({
   live,
   notifications,
   logger,
+  changes,
 }: ProjectServiceDeps) {
   const repo = createProjectRepository(db);
   /**
@@ -128,6 +132,18 @@ export function createProjectService({
   const tell = async (projectId: number | undefined, userIds: Iterable<number>, more: string[] = []) => {
     if (projectId !== undefined) await live.invalidate({ projects: [projectId] });
     live.publish([...new Set(userIds)], [PROJECTS_PATH, ...more]);
+  };
+  /** A member joined or left: `data` is `{projectId, member}`, the member as the members list shows them. */
+  const memberEvent = async (
+    type: 'project.member_added' | 'project.member_removed',
+    projectId: number,
+    member: ProjectMember,
+  ) => {
+    try {
+      await changes?.([{ type, projectId, data: { projectId, member } }]);
+    } catch (error) {
+      logger.error({ err: error, type }, 'change events not queued');
+    }
   };
   const one = async (userId: number, projectId: number): Promise<Project> => {
     const row = (await repo.listFor(userId, projectId))[0];
@@ -207,8 +223,9 @@ export function createProjectService({
           data: { projectName: project.name, role: body.role },
         },
       ]);
-      const added = (await repo.members(id)).find((member) => member.user_id === person.id);
-      return toMember(added!);
+      const added = toMember((await repo.members(id)).find((member) => member.user_id === person.id)!);
+      await memberEvent('project.member_added', id, added);
+      return added;
     },
 
     async updateMember(
@@ -248,8 +265,10 @@ export function createProjectService({
       }
       // The removed member is told too: their open browsers drop the project.
       const members = await repo.memberIds(id);
+      const leaving = (await repo.members(id)).find((member) => member.user_id === userId);
       await repo.removeMember(id, userId);
       await tell(id, members);
+      if (leaving) await memberEvent('project.member_removed', id, toMember(leaving));
     },
 
     async transfer(user: UserRow, id: number, body: TransferProjectBody): Promise<Project> {

@@ -14,8 +14,9 @@ import { type ActivityRecord, recordActivity } from '../activity/repository';
 import type { ChecklistItemRow, Database, TaskRow } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import { badRequest, HttpError, notFound } from '../http/errors';
-import type { ProjectEvents } from '../live/projects';
+import { type ProjectEvents, taskChange } from '../live/projects';
 import { foldForSearch } from './search';
+import type { TaskService } from './service';
 
 const toItem = (row: ChecklistItemRow): ChecklistItem => ({
   id: row.id,
@@ -52,6 +53,8 @@ export interface ChecklistServiceDeps {
   access: Access;
   /** The project's members' streams (../live/projects). */
   projectEvents: ProjectEvents;
+  /** The task as its caller sees it, for the `checklist.changed` event (webhooks). */
+  tasks?: Pick<TaskService, 'get'>;
 }
 
 /**
@@ -61,8 +64,8 @@ export interface ChecklistServiceDeps {
  * writes a `checklist_changed` activity entry and recounts the task's `checklist` in its
  * transaction (which bumps the project's list version, so cached lists show the new count).
  */
-export function createChecklistService({ db, access, projectEvents }: ChecklistServiceDeps) {
-  const changed = (task: TaskRow, counts = true) =>
+export function createChecklistService({ db, access, projectEvents, tasks }: ChecklistServiceDeps) {
+  const changed = async (userId: number, task: TaskRow, counts = true) =>
     projectEvents(
       [task.project_id],
       [
@@ -70,6 +73,12 @@ export function createChecklistService({ db, access, projectEvents }: ChecklistS
         checklistPath(task.id),
         taskActivityPath(task.id),
       ],
+      tasks
+        ? await tasks.get(userId, task.id).then(
+            (changedTask) => [taskChange('checklist.changed', changedTask)],
+            () => [],
+          )
+        : [],
     );
 
   const requireTask = async (userId: number, taskId: number, needed: ProjectRole) =>
@@ -183,7 +192,7 @@ export function createChecklistService({ db, access, projectEvents }: ChecklistS
         ]);
         return inserted;
       });
-      await changed(task);
+      await changed(userId, task);
       return rows.sort((a, b) => a.position - b.position).map(toItem);
     },
 
@@ -216,7 +225,7 @@ export function createChecklistService({ db, access, projectEvents }: ChecklistS
         ]);
         return updated;
       });
-      await changed(task);
+      await changed(userId, task);
       return toItem(row);
     },
 
@@ -232,7 +241,7 @@ export function createChecklistService({ db, access, projectEvents }: ChecklistS
         await recount(trx, task.id);
         await recordActivity(trx, [activity(userId, task.id, 'deleted', deleted.title)]);
       });
-      await changed(task);
+      await changed(userId, task);
     },
 
     /**
@@ -265,7 +274,7 @@ export function createChecklistService({ db, access, projectEvents }: ChecklistS
         return { rows: await itemsOf(trx, taskId), moved: item !== undefined };
       });
       // The task's counts are unchanged: only its checklist (and activity) is news.
-      if (moved) await changed(task, false);
+      if (moved) await changed(userId, task, false);
       return rows.map(toItem);
     },
   };

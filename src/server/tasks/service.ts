@@ -26,7 +26,7 @@ import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { badRequest } from '../http/errors';
-import type { ProjectEvents } from '../live/projects';
+import { type ChangeEvent, type ProjectEvents, taskChange } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
 import type { ReminderService } from '../reminders/service';
 import type { SectionService } from '../sections/service';
@@ -101,8 +101,10 @@ export function createTaskService({
   const tasks = createTaskRepository(db, dialect);
   const user = (id: Caller) => ({ id });
   /** Every open stream of every member of the projects refetches its lists (and the one task, when given). */
-  const changed = (projectIds: number[], ...more: string[]) =>
-    projectEvents(projectIds, [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, ...more]);
+  const changed = (projectIds: number[], ...more: string[]) => publish(projectIds, more);
+  /** The same, with the change's events for webhooks (../live/projects). */
+  const publish = (projectIds: number[], more: string[], events?: ChangeEvent[]) =>
+    projectEvents(projectIds, [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, ...more], events);
 
   const assertOwnAgent = async (userId: number, agentId: number | null | undefined) => {
     if (agentId != null && !(await tasks.agentExists(userId, agentId))) {
@@ -301,8 +303,9 @@ export function createTaskService({
         await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
         return inserted;
       });
-      await changed([projectId]);
-      return labelIds?.length ? withAssignees(row) : toTask(row);
+      const created = labelIds?.length ? await withAssignees(row) : toTask(row);
+      await publish([projectId], [], [taskChange('task.created', created)]);
+      return created;
     },
 
     /**
@@ -316,8 +319,8 @@ export function createTaskService({
       inputs: Array<Pick<CreateTaskInput, 'title' | 'description' | 'dueDate'>>,
       extra: ActivityRecord[] = [],
     ): Promise<number> {
-      const count = await db.transaction().execute(async (trx) => {
-        const ids = await insertTasksOnTop(
+      const ids = await db.transaction().execute(async (trx) => {
+        const inserted = await insertTasksOnTop(
           trx,
           userId,
           projectId,
@@ -333,13 +336,19 @@ export function createTaskService({
           })),
         );
         await recordActivity(trx, [
-          ...ids.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
+          ...inserted.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
           ...extra,
         ]);
-        return ids.length;
+        return inserted;
       });
-      await changed([projectId]);
-      return count;
+      // One task.created each, as the API would answer it (an AI split makes a few).
+      const created: ChangeEvent[] = [];
+      for (const id of ids) {
+        const row = await tasks.find(id);
+        if (row) created.push(taskChange('task.created', toTask(row)));
+      }
+      await publish([projectId], [], created);
+      return ids.length;
     },
 
     /**
@@ -501,11 +510,18 @@ export function createTaskService({
         await recordActivity(trx, [...activity, ...extra]);
         return updated;
       });
-      await changed(
+      const updated = await withAssignees(row);
+      const type = moving
+        ? 'task.moved'
+        : restoring
+          ? 'task.restored'
+          : next || (done === true && !toBool(current.archived))
+            ? 'task.completed'
+            : 'task.updated';
+      await publish(
         moving ? [current.project_id, projectId] : [projectId],
-        taskPath(id),
-        taskActivityPath(id),
-        ...(next ? [checklistPath(id)] : []),
+        [taskPath(id), taskActivityPath(id), ...(next ? [checklistPath(id)] : [])],
+        [taskChange(type, updated)],
       );
       await reminders?.taskChanged(id);
       if (newlyAssigned.length > 0) {
@@ -522,7 +538,7 @@ export function createTaskService({
           })),
         );
       }
-      return withAssignees(row);
+      return updated;
     },
 
     /**
@@ -535,6 +551,8 @@ export function createTaskService({
     /** Deletes the task, its file rows, then its stored files; a file already gone is fine. */
     async remove(userId: Caller, id: number): Promise<void> {
       const { task } = await access.requireTask(user(userId), id, 'editor');
+      // As it was: its assignees and labels go with it.
+      const removed = await withAssignees(task);
       const storageKeys = await inTransaction(db, dialect, async (repository) => {
         const keys = await repository.fileKeys(id);
         if (!(await repository.delete(id))) throw taskNotFound();
@@ -545,7 +563,7 @@ export function createTaskService({
           fileStore.remove(key).catch((error) => logger.warn({ err: error, key }, 'stored file not removed')),
         ),
       );
-      await changed([task.project_id]);
+      await publish([task.project_id], [], [taskChange('task.deleted', removed)]);
     },
 
     /**
@@ -588,10 +606,11 @@ export function createTaskService({
         order.splice(order.indexOf(after.id) + 1, 0, id);
         await repository.setOrder(projectId, order);
       });
-      await changed([projectId], taskPath(id));
       const row = await tasks.find(id);
       if (!row) throw taskNotFound();
-      return withAssignees(row);
+      const moved = await withAssignees(row);
+      await publish([projectId], [taskPath(id)], [taskChange('task.moved', moved)]);
+      return moved;
     },
 
     /**

@@ -3,12 +3,13 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { Readable } from 'node:stream';
-import { badRequest } from '../http/errors';
+import { badRequest } from './errors';
 
 /**
- * A user-chosen AI base URL must not reach the server's own network (SSRF): loopback, private,
- * link-local, unique-local and the like, including names that resolve there and redirects.
- * The administrator can allow it (AI_ALLOW_PRIVATE_BASE_URLS) for a model served on the LAN.
+ * A user-chosen URL (an AI base URL, a webhook's destination) must not reach the server's own
+ * network (SSRF): loopback, private, link-local, unique-local and the like, including names that
+ * resolve there and redirects. The administrator can allow it (AI_ALLOW_PRIVATE_BASE_URLS,
+ * WEBHOOKS_ALLOW_PRIVATE) for a model or a receiver on the LAN.
  */
 const blocked = new net.BlockList();
 for (const [address, prefix] of [
@@ -44,23 +45,36 @@ export function isPrivateAddress(address: string): boolean {
   return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-export const URL_GUARD_MESSAGES = {
-  invalid: 'Base URL must be a valid http:// or https:// URL',
-  credentials: 'Base URL must not contain a user name or password',
-  unresolved: 'Base URL host could not be found',
-  private: 'Base URL points to a private or local network address, which is not allowed',
-} as const;
+/** The guard's 400 answers, naming the field checked ('Base URL', 'url'). */
+export const urlGuardMessages = (field: string) =>
+  ({
+    invalid: `${field} must be a valid http:// or https:// URL`,
+    credentials: `${field} must not contain a user name or password`,
+    unresolved: `${field} host could not be found`,
+    private: `${field} points to a private or local network address, which is not allowed`,
+  }) as const;
+
+export const URL_GUARD_MESSAGES = urlGuardMessages('Base URL');
 
 /** Checks a base URL before it is stored; throws a 400 naming the problem. */
 export async function assertAllowedBaseUrl(raw: string, allowPrivate: boolean): Promise<string> {
+  return (await assertAllowedUrl(raw, allowPrivate, URL_GUARD_MESSAGES)).toString().replace(/\/+$/, '');
+}
+
+/** Checks a URL before it is stored; throws a 400 with `messages`' words for the problem. */
+export async function assertAllowedUrl(
+  raw: string,
+  allowPrivate: boolean,
+  messages: ReturnType<typeof urlGuardMessages>,
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw badRequest(URL_GUARD_MESSAGES.invalid);
+    throw badRequest(messages.invalid);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(URL_GUARD_MESSAGES.invalid);
-  if (url.username || url.password) throw badRequest(URL_GUARD_MESSAGES.credentials);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRequest(messages.invalid);
+  if (url.username || url.password) throw badRequest(messages.credentials);
   if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
@@ -69,12 +83,12 @@ export async function assertAllowedBaseUrl(raw: string, allowPrivate: boolean): 
         ? [host]
         : (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
     } catch {
-      throw badRequest(URL_GUARD_MESSAGES.unresolved);
+      throw badRequest(messages.unresolved);
     }
-    if (addresses.length === 0) throw badRequest(URL_GUARD_MESSAGES.unresolved);
-    if (addresses.some(isPrivateAddress)) throw badRequest(URL_GUARD_MESSAGES.private);
+    if (addresses.length === 0) throw badRequest(messages.unresolved);
+    if (addresses.some(isPrivateAddress)) throw badRequest(messages.private);
   }
-  return url.toString().replace(/\/+$/, '');
+  return url;
 }
 
 export class BlockedAddressError extends Error {
@@ -101,9 +115,10 @@ const lookupRefusing =
 const MAX_REDIRECTS = 5;
 
 /**
- * A fetch for the openai SDK talking to a user-chosen base URL. It resolves and checks every hop at
- * connect time (so DNS rebinding cannot slip past a check made earlier), refuses IP literals in the
- * private ranges, and follows redirects itself so each new host is checked too.
+ * A fetch for a user-chosen URL (the openai SDK's base URL, a webhook). It resolves and checks every
+ * hop at connect time (so DNS rebinding cannot slip past a check made earlier), refuses IP literals
+ * in the private ranges, and follows redirects itself so each new host is checked too; with
+ * `redirect: 'manual'` it answers the 3xx as it is (webhooks follow none).
  */
 export function createGuardedFetch(isBlocked: AddressPolicy = isPrivateAddress): typeof fetch {
   const lookup = lookupRefusing(isBlocked);
@@ -113,6 +128,7 @@ export function createGuardedFetch(isBlocked: AddressPolicy = isPrivateAddress):
     for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
       const response = await send(request, body, isBlocked, lookup);
       const location = response.headers.get('location');
+      if (request.redirect === 'manual') return response;
       if (response.status < 300 || response.status >= 400 || !location) return response;
       await response.body?.cancel();
       const next = new URL(location, request.url);
