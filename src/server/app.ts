@@ -254,7 +254,7 @@ export async function buildApp(
     sections,
   });
   const checklists = createChecklistService({ db: kysely, access, projectEvents });
-  const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
+  const tokens = createTokenService({ tokens: createTokenRepository(kysely), access });
   const passkeys = createPasskeyService({
     passkeys: createPasskeyRepository(kysely),
     sessions,
@@ -316,7 +316,7 @@ export async function buildApp(
   await reminderRoutes(app, { reminders });
   await notificationRoutes(app, { notifications });
   await activityRoutes(app, { db, access });
-  await liveRoutes(app, { live });
+  await liveRoutes(app, { live, access });
   await pushRoutes(app, { push });
   await agentRoutes(app, {
     db: kysely,
