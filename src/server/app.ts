@@ -317,7 +317,7 @@ export async function buildApp(
   await notificationRoutes(app, { notifications });
   await activityRoutes(app, { db, access });
   await liveRoutes(app, { live, access });
-  await pushRoutes(app, { push });
+  await pushRoutes(app, { push, access });
   await agentRoutes(app, {
     db: kysely,
     access,
