@@ -729,7 +729,10 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
     it('tells the stream of a token limited to some projects of those alone (issue 24)', async () => {
       const baseUrl = await listen(t.app);
       const elsewhere = (await alice.request('POST', '/api/projects', { name: 'Elsewhere' })).json().id;
-      const minted = await alice.request('POST', '/api/tokens', { name: 'inbox', projectIds: [alice.inboxId] });
+      const minted = await alice.request('POST', '/api/tokens', {
+        name: 'inbox',
+        projectIds: [alice.inboxId],
+      });
       expect(minted.statusCode, minted.body).toBe(201);
       const limited = await openStream(baseUrl, { authorization: `Bearer ${minted.json().token}` });
       const everything = await openStream(baseUrl, alice.headers);
@@ -738,7 +741,9 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       const shown = await create(alice, { title: 'in the Inbox' });
       await alice.request('PATCH', `/api/tasks/${hidden.id}`, { title: 'still elsewhere' });
       await alice.request('PATCH', `/api/tasks/${shown.id}`, { title: 'still in the Inbox' });
-      const edited = (id: number) => ({ invalidate: [...LISTS, `/api/tasks/${id}`, `/api/tasks/${id}/activity`] });
+      const edited = (id: number) => ({
+        invalidate: [...LISTS, `/api/tasks/${id}`, `/api/tasks/${id}/activity`],
+      });
       expect(await everything.waitFor(4)).toEqual([
         { invalidate: LISTS },
         { invalidate: LISTS },
