@@ -459,7 +459,7 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
         expect(response.json()).toEqual({ message: 'This token is limited to some projects' });
       }
       expect((await alice.request('GET', '/api/projects')).json()).toHaveLength(3);
-      expect((await alice.request('GET', '/api/tasks/' + tasks.shared)).json().title).toBe('In the garden');
+      expect((await alice.request('GET', `/api/tasks/${tasks.shared}`)).json().title).toBe('In the garden');
     });
 
     it('never widens: a project it was limited to that is left or deleted is simply gone from it', async () => {
