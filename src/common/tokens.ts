@@ -28,6 +28,34 @@ export const TOKEN_MESSAGES = {
   projectLimited: 'This token is limited to some projects',
 } as const;
 
+/** The Security dialog's words for a token's limits. */
+export const TOKEN_COPY = {
+  readOnly: 'Read only',
+  readOnlyHint: 'The token can look but not change anything.',
+  readWrite: 'Read and write',
+  projects: 'Projects',
+  projectsHint: 'None checked: all your projects, also those you join later.',
+  allProjects: 'All projects',
+  /** A project the token is limited to that the person has left, or that was deleted. */
+  goneProject: 'a project you are no longer in',
+} as const;
+
+/**
+ * 'Read only · Inbox, Website' or 'Read and write · All projects': a token's limits in a line,
+ * with the names of the person's projects by id.
+ */
+export function tokenLimitsText(
+  token: { scopes: readonly TokenScope[]; projectIds: readonly number[] | null },
+  projectNames: ReadonlyMap<number, string>,
+): string {
+  const scope = token.scopes.includes('write') ? TOKEN_COPY.readWrite : TOKEN_COPY.readOnly;
+  const projects =
+    token.projectIds === null
+      ? TOKEN_COPY.allProjects
+      : token.projectIds.map((id) => projectNames.get(id) ?? TOKEN_COPY.goneProject).join(', ');
+  return `${scope} · ${projects}`;
+}
+
 const scopesSchema = z
   .array(z.enum(TOKEN_SCOPES, { error: "scopes must be ['read'] or ['read', 'write']" }), {
     error: "scopes must be ['read'] or ['read', 'write']",
