@@ -165,7 +165,7 @@ describeBrowser('the Security dialog: your devices and API tokens', () => {
         await view.page.reload();
         await signIn(view.page);
         const shown = await openSecurity(view.page);
-        await shown.getByText('Read only · Inbox, Website', { exact: true }).waitFor();
+        await shown.getByText('Read only · Inbox, Website', { exact: true }).scrollIntoViewIfNeeded();
         await expectAccessible(view.page, `security tokens [${label}]`);
         expect(await unnamedFormFields(view.page), label).toEqual([]);
         const overflow = await view.page.evaluate(
