@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectLimitOf, withTokenLimits } from '../access/token-limits';
 import { hashToken } from '../auth/tokens';
 import { BEARER_MESSAGES } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -479,6 +480,21 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
       expect((await bearer(token, 'GET', `/api/tasks/${tasks.own}`)).statusCode).toBe(404);
       expect((await bearer(token, 'GET', '/api/tasks')).statusCode).toBe(404);
     });
+  });
+
+  it('jobs woken in a token’s request run without its limits (decision 042)', async () => {
+    const user = await t.signUp();
+    const seen: Array<ReadonlySet<number> | null> = [];
+    t.ctx.jobs.register('token-limits-probe', async (_job, run) => {
+      seen.push(projectLimitOf(user.user.id));
+      await run.complete();
+    });
+    await t.ctx.jobs.enqueue([{ key: `probe-${user.user.id}`, kind: 'token-limits-probe', payload: {} }]);
+    withTokenLimits({ userId: user.user.id, write: true, projectIds: new Set([user.inboxId]) }, () =>
+      t.ctx.jobs.wake(),
+    );
+    await t.ctx.jobs.runDue();
+    expect(seen).toEqual([null]);
   });
 
   describe('your devices', () => {
