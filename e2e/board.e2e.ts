@@ -322,6 +322,15 @@ describeBrowser('sections and the board in the browser', () => {
         await column(page, 'Done').getByRole('article', { name: 'Old' }).waitFor();
         await expectAccessible(page, `board, ${what}`);
         expect(await noSideways(page), `board, ${what}`).toBeLessThanOrEqual(0);
+        if (theme === 'light' && viewport === VIEWPORTS.desktop) {
+          // Filtered, the cards have no handles to tab through: each column takes focus itself, so a
+          // keyboard can scroll it (as for a viewer).
+          await page.goto(`/projects/${layout}?view=board&q=o`);
+          const cards = column(page, 'Done').getByRole('group', { name: SECTION_COPY.columnCards('Done') });
+          await cards.getByRole('article', { name: 'Old' }).waitFor();
+          expect(await cards.getAttribute('tabindex')).toBe('0');
+          await expectAccessible(page, `filtered board, ${what}`);
+        }
       }
     }
   });

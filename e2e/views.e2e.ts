@@ -147,6 +147,14 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     expect(await titlesIn(section(page, 'Overdue 2'))).toEqual(['File the report', 'Early call']);
     // Timed first by time, then the date-only ones in list order (position, then id).
     expect(await titlesIn(section(page, 'Today 3'))).toEqual(['Late call', 'Pay rent', 'Fix the footer']);
+    // A list across projects names each card's project, as a link there; the Inbox's cards need not.
+    const footer = card(page, 'Fix the footer').getByRole('link', { name: 'Project: Website' });
+    await footer.waitFor();
+    expect(
+      await card(page, 'Pay rent')
+        .getByRole('link', { name: /^Project: / })
+        .count(),
+    ).toBe(0);
     await screenshot(page, 'views-today');
     await expectAccessible(page, 'Today, light, desktop');
 
@@ -160,6 +168,15 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
       await card(other, 'Pay rent').waitFor();
       await expectAccessible(other, `Today, ${theme}, ${viewport.name}`);
     }
+    // The link opens the project, whose own cards do not repeat its name.
+    await footer.click();
+    await page.getByRole('heading', { name: 'Website', level: 1 }).waitFor();
+    await card(page, 'Fix the footer').waitFor();
+    expect(
+      await card(page, 'Fix the footer')
+        .getByRole('link', { name: /^Project: / })
+        .count(),
+    ).toBe(0);
   });
 
   it("Upcoming: a heading per day, a card dragged to another day stays there after a reload, 'Add a task' on a day; g t and g u", async () => {

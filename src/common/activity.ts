@@ -18,6 +18,9 @@ export const ACTIVITY_KINDS = [
   'file_removed',
   'checklist_changed',
   'proposal_applied',
+  // Issue 23.
+  'priority_changed',
+  'labels_changed',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -36,7 +39,8 @@ export const activityEntrySchema = z.object({
    * What changed, by kind: renamed {from, to}; due_changed {from, to}; moved {fromProjectId,
    * toProjectId, toProjectName, droppedAssignees?: string[]}; assigned / unassigned {userIds,
    * names}; commented {commentId}; file_added / file_removed {fileName}; checklist_changed
-   * {action, title}; proposal_applied {runId}; completed {} or, for an occurrence of a recurring
+   * {action, title}; proposal_applied {runId}; priority_changed {from, to} (1-4);
+   * labels_changed {added, removed} (label names); completed {} or, for an occurrence of a recurring
    * task (issue 22), {next: 'YYYY-MM-DD', text: 'completed (next: Mon 7 Dec)'}; the others {}.
    */
   data: z.record(z.string(), z.unknown()),

@@ -6,11 +6,14 @@ import { useOpenTaskFromAddress } from '../notifications/open-task';
 import { resendSubscription } from '../notifications/push';
 import { PROJECT_COPY } from '../projects/copy';
 import { Sidebar } from '../projects/Sidebar';
+import { useScopeProjectId } from '../sections/api';
+import { useTaskView } from '../sections/view';
+import { INBOX_SCOPE, type TaskScope } from '../tasks/api';
 import { TaskDragContext } from '../tasks/TaskDragContext';
 import { Button } from '../ui/button';
 import { Sheet, SheetContent, SheetTitle, SheetTrigger } from '../ui/sheet';
 import { dialogControl, getDialogState, openDialog, useDialogState } from './dialogs';
-import { Header, PAGE_WIDTH } from './Header';
+import { Header, pageWidth } from './Header';
 import { focusScreenHeading, type Screen } from './screens';
 
 const NewProjectDialog = lazy(() =>
@@ -19,6 +22,13 @@ const NewProjectDialog = lazy(() =>
 
 /** Wide enough for the sidebar beside the list (Tailwind's lg); narrower, it is a drawer. */
 const SIDEBAR_BESIDE = '(min-width: 64rem)';
+
+/** The list whose view (List or Board) `screen` shows, if any. */
+function listScope(screen: Screen): TaskScope {
+  if (screen.page === 'project') return { kind: 'project', projectId: screen.projectId };
+  // The lists across projects have no board: 'mine' stands for any of them.
+  return screen.page === 'inbox' ? INBOX_SCOPE : { kind: 'mine' };
+}
 
 /**
  * What every signed-in screen shares, mounted once while the person moves between them: the header,
@@ -37,6 +47,9 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
   // A link in the drawer was followed: the new screen's heading takes focus, not the menu button.
   const followed = useRef(false);
   const { open, mounted } = useDialogState();
+  // The board's columns and the calendar's month use the whole width; a list keeps a reading width.
+  const { view } = useTaskView(useScopeProjectId(listScope(screen)));
+  const wide = view === 'board' || screen.page === 'project-calendar' || screen.page === 'calendar';
 
   const newProject = () => {
     setDrawerOpen(false);
@@ -94,7 +107,7 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
           </aside>
         )}
         <div className={beside ? 'pl-64' : undefined}>
-          <main className={`${PAGE_WIDTH} py-8`}>{children}</main>
+          <main className={`${pageWidth(wide)} py-8`}>{children}</main>
         </div>
       </TaskDragContext>
       <Suspense fallback={null}>

@@ -5,8 +5,9 @@ import { NotificationBell } from '../notifications/NotificationBell';
 import { LogoMark } from '../ui/logo';
 import { SettingsMenu, type SettingsMenuProps } from './SettingsMenu';
 
-/** The width of a screen's content, beside the sidebar. */
-export const PAGE_WIDTH = 'mx-auto w-full max-w-4xl px-4 sm:px-6';
+/** The width of a screen's content, beside the sidebar: a list's reading width, or all of it (the board, the calendar). */
+export const pageWidth = (wide: boolean) =>
+  `mx-auto w-full ${wide ? 'max-w-[100rem]' : 'max-w-4xl'} px-4 sm:px-6`;
 
 /** Across the top of every signed-in screen: `navigation` (the drawer's button on a phone), the name, the bell, the menu. */
 export function Header({ navigation, ...props }: SettingsMenuProps & { navigation?: ReactNode }) {

@@ -28,6 +28,13 @@ describe('activity sentences', () => {
       'Ana completed (next: Mon 7 Dec)',
     );
     expect(activitySentence(entry('due_changed', { from: null, to: null }))).toBe('Ana removed the due date');
+    expect(activitySentence(entry('priority_changed', { from: 4, to: 1 }))).toBe(
+      'Ana set the priority to P1',
+    );
+    expect(activitySentence(entry('priority_changed', { from: 2, to: 4 }))).toBe('Ana removed the priority');
+    expect(activitySentence(entry('labels_changed', { added: ['errands', 'home'], removed: ['work'] }))).toBe(
+      'Ana added the labels errands and home; removed the label work',
+    );
     expect(activitySentence(entry('file_added', { fileName: 'plan.pdf' }))).toBe(
       'Ana added the file "plan.pdf"',
     );

@@ -1,5 +1,6 @@
 import type { ActivityEntry } from '../../common/activity';
 import { completedNextText } from '../../common/recurrence';
+import { PRIORITY_TEXT } from '../labels/copy';
 import { formatDueDate } from '../tasks/dates';
 
 /** What `data` holds by kind is documented in src/common/activity.ts; read defensively all the same. */
@@ -81,5 +82,22 @@ export function activitySentence({ actorName: who, kind, data }: ActivityEntry):
     }
     case 'proposal_applied':
       return `${who} applied an AI proposal`;
+    case 'priority_changed': {
+      const to = data.to;
+      if (to === 4) return `${who} removed the priority`;
+      return to === 1 || to === 2 || to === 3
+        ? `${who} set the priority to ${PRIORITY_TEXT[to].short}`
+        : `${who} changed the priority`;
+    }
+    case 'labels_changed': {
+      const added = texts(data, 'added');
+      const removed = texts(data, 'removed');
+      const labels = (names: string[]) => `the ${names.length === 1 ? 'label' : 'labels'} ${nameList(names)}`;
+      const parts = [
+        ...(added.length > 0 ? [`added ${labels(added)}`] : []),
+        ...(removed.length > 0 ? [`removed ${labels(removed)}`] : []),
+      ];
+      return `${who} ${parts.length > 0 ? parts.join('; ') : 'changed the labels'}`;
+    }
   }
 }

@@ -21,6 +21,7 @@ import type { Section } from '../../common/sections';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
+import { ListProjectContext } from '../projects/ProjectChip';
 import { type TaskScope, useActiveTasks, useCreateTask } from '../tasks/api';
 import { dropTarget, registerListDrop, useLifted } from '../tasks/drag';
 import { LoadError } from '../tasks/EmptyState';
@@ -211,9 +212,11 @@ function AddCard({ scope, section }: { scope: TaskScope; section: Section | null
  */
 const ColumnCards = memo(function ColumnCards({
   group,
+  name,
   editable,
 }: {
   group: SectionGroup;
+  name: string;
   editable: boolean;
 }) {
   const { tasks } = group;
@@ -246,8 +249,10 @@ const ColumnCards = memo(function ColumnCards({
             provided.innerRef(element);
           }}
           {...provided.droppableProps}
+          // Without handles to tab through, the column itself takes focus, so a keyboard scrolls it.
+          {...(editable ? {} : { role: 'group', 'aria-label': SECTION_COPY.columnCards(name), tabIndex: 0 })}
           className={cn(
-            'h-[calc(100dvh-22rem)] min-h-72 overflow-y-auto rounded-md px-1 pb-1',
+            'h-[calc(100dvh-22rem)] min-h-72 overflow-y-auto rounded-md px-1 pb-1 outline-none focus-visible:ring-2 focus-visible:ring-ring',
             snapshot.isDraggingOver && 'bg-accent/50',
           )}
         >
@@ -330,7 +335,7 @@ const BoardColumn = memo(function BoardColumn({ group, index, scope, editable, m
             </span>
             {editable && section !== null && <SectionActions section={section} />}
           </div>
-          <ColumnCards group={group} editable={movable} />
+          <ColumnCards group={group} name={name} editable={movable} />
           {editable && <AddCard scope={scope} section={section} />}
         </section>
       )}
@@ -405,16 +410,18 @@ export function Board({
       <Droppable droppableId={COLUMNS_DROPPABLE} direction="horizontal" type={COLUMN_TYPE}>
         {(provided) => (
           <div ref={provided.innerRef} {...provided.droppableProps} className="flex w-max items-start gap-3">
-            {groups.map((group, index) => (
-              <BoardColumn
-                key={group.section?.id ?? NONE}
-                group={group}
-                index={index}
-                scope={scope}
-                editable={editable}
-                movable={movable}
-              />
-            ))}
+            <ListProjectContext value={projectId}>
+              {groups.map((group, index) => (
+                <BoardColumn
+                  key={group.section?.id ?? NONE}
+                  group={group}
+                  index={index}
+                  scope={scope}
+                  editable={editable}
+                  movable={movable}
+                />
+              ))}
+            </ListProjectContext>
             {provided.placeholder}
           </div>
         )}

@@ -20,6 +20,8 @@ export const SECTION_COPY = {
   taskCount: (count: number) => `${count} ${count === 1 ? 'task' : 'tasks'}`,
   moveColumn: (name: string) => `Drag to move column ${name}`,
   moveCard: 'Drag to move',
+  /** A column's scroll, focusable when its cards have no handles (a viewer, a filter) to scroll by keyboard. */
+  columnCards: (name: string) => `Cards in ${name}`,
   addTaskTo: (name: string) => `Add a task to ${name}`,
   addATask: 'Add a task',
   taskTitle: 'Task title',

@@ -1,6 +1,8 @@
 import { ArchiveIcon } from 'lucide-react';
 import { COPY } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { ListProjectContext } from '../projects/ProjectChip';
+import { useScopeProjectId } from '../sections/api';
 import { ArchivedTaskCard } from './ArchivedTaskCard';
 import { INBOX_SCOPE, type TaskScope, useArchivedTasks } from './api';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
@@ -38,6 +40,7 @@ function ArchivedRows({ tasks }: { tasks: Task[] }) {
 export function ArchivedTaskList({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   const { filter, filtered, setFilter } = useTaskFilter();
   const { data: tasks, isPending, isError, refetch } = useArchivedTasks(scope, filtered ? filter : undefined);
+  const projectId = useScopeProjectId(scope);
   if (isPending) return <TaskSkeletons />;
   // A failed refetch keeps the list on screen; only a list that never loaded shows the error.
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
@@ -48,5 +51,9 @@ export function ArchivedTaskList({ scope = INBOX_SCOPE }: { scope?: TaskScope })
       <EmptyState icon={ArchiveIcon} title={COPY.noArchivedTasks} />
     );
   }
-  return <ArchivedRows tasks={tasks} />;
+  return (
+    <ListProjectContext value={projectId}>
+      <ArchivedRows tasks={tasks} />
+    </ListProjectContext>
+  );
 }

@@ -6,6 +6,7 @@ import { COPY, ERRORS, LIMITS } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
+import { ListProjectContext } from '../projects/ProjectChip';
 import { useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
 import { SECTION_COPY } from '../sections/copy';
 import { type HeaderRow, isHeader, type ListRow, listRows, placeAt } from '../sections/grouping';
@@ -280,13 +281,15 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
               <EmptyState icon={empty.icon} title={empty.title} hint={empty.hint} />
             )
           ) : (
-            <TaskRows
-              tasks={rows}
-              reorderable={reorderable && !filtered}
-              editable={reorderable}
-              onCollapse={setCollapsed}
-              reveal={reveal}
-            />
+            <ListProjectContext value={projectId}>
+              <TaskRows
+                tasks={rows}
+                reorderable={reorderable && !filtered}
+                editable={reorderable}
+                onCollapse={setCollapsed}
+                reveal={reveal}
+              />
+            </ListProjectContext>
           )}
         </div>
       )}

@@ -5,6 +5,7 @@ import { CardPeople } from '../comments/People';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { LabelChip, PriorityFlag } from '../labels/Tags';
 import { cn } from '../lib/cn';
+import { ProjectChip } from '../projects/ProjectChip';
 import { Badge } from '../ui/badge';
 import { formatDueDate, formatDueTime, taskUrgency } from './dates';
 
@@ -38,6 +39,7 @@ export function TaskMeta({
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
       <PriorityFlag priority={task.priority} />
+      <ProjectChip projectId={task.projectId} />
       {task.dueDate && (
         <Badge variant="outline" className={cn('font-normal text-muted-foreground', cue?.className)}>
           <Icon aria-hidden />

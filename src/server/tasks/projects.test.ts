@@ -217,6 +217,26 @@ describe.each(testDialects)('tasks in projects on %s', (dialect) => {
     expect(await activity(ben, work.id)).toHaveLength(entries.length);
   });
 
+  it('writes activity for a priority and for labels added and removed (issue 23)', async () => {
+    const site = await project(ana, 'Website', [[ben, 'viewer']]);
+    const work = await task(ana, 'Draft', site.id);
+    const label = async (name: string) =>
+      ((await ana.request('POST', '/api/labels', { name, color: 'teal' })).json() as { id: number }).id;
+    const [errands, writing] = [await label('errands'), await label('writing')];
+    await ok(ana, 'PATCH', `/api/tasks/${work.id}`, { priority: 1, labelIds: [errands, writing] });
+    await ok(ana, 'PATCH', `/api/tasks/${work.id}`, { priority: 4, labelIds: [writing] });
+    // The same values again: nothing changed, nothing written.
+    await ok(ana, 'PATCH', `/api/tasks/${work.id}`, { priority: 4, labelIds: [writing] });
+    const entries = await activity(ben, work.id);
+    expect(entries.map((entry) => [entry.kind, entry.data])).toEqual([
+      ['labels_changed', { added: [], removed: ['errands'] }],
+      ['priority_changed', { from: 1, to: 4 }],
+      ['labels_changed', { added: ['errands', 'writing'], removed: [] }],
+      ['priority_changed', { from: 4, to: 1 }],
+      ['created', {}],
+    ]);
+  });
+
   it('refuses writes to an archived project until it is restored', async () => {
     const site = await project(ana, 'Website');
     const work = await task(ana, 'Work', site.id);

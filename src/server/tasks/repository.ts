@@ -324,19 +324,39 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
           ),
 
     /** Replaces the user's own labels on the task; other people's labels on it stay. */
-    setOwnLabels: async (taskId: number, userId: number, labelIds: number[]): Promise<void> => {
+    /** Sets the caller's own labels on a task (others' stay); answers the names added and removed. */
+    setOwnLabels: async (
+      taskId: number,
+      userId: number,
+      labelIds: number[],
+    ): Promise<{ added: string[]; removed: string[] }> => {
+      const own = (ids?: number[]) => {
+        let query = db.selectFrom('labels').select(['id', 'name']).where('user_id', '=', userId);
+        if (ids) query = query.where('id', 'in', ids);
+        else
+          query = query.where('id', 'in', (eb) =>
+            eb.selectFrom('task_labels').select('label_id').where('task_id', '=', taskId),
+          );
+        return query.orderBy('name').execute();
+      };
+      const before = await own();
       let query = db
         .deleteFrom('task_labels')
         .where('task_id', '=', taskId)
         .where('label_id', 'in', (eb) => eb.selectFrom('labels').select('id').where('user_id', '=', userId));
       if (labelIds.length > 0) query = query.where('label_id', 'not in', labelIds);
       await query.execute();
-      if (labelIds.length === 0) return;
-      await db
-        .insertInto('task_labels')
-        .values(labelIds.map((labelId) => ({ task_id: taskId, label_id: labelId })))
-        .onConflict((oc) => oc.columns(['task_id', 'label_id']).doNothing())
-        .execute();
+      const removed = before.filter((label) => !labelIds.includes(label.id)).map((label) => label.name);
+      const addedIds = labelIds.filter((id) => !before.some((label) => label.id === id));
+      if (labelIds.length > 0) {
+        await db
+          .insertInto('task_labels')
+          .values(labelIds.map((labelId) => ({ task_id: taskId, label_id: labelId })))
+          .onConflict((oc) => oc.columns(['task_id', 'label_id']).doNothing())
+          .execute();
+      }
+      const added = addedIds.length > 0 ? (await own(addedIds)).map((label) => label.name) : [];
+      return { added, removed };
     },
 
     /** A project's list's assignees in one query (the list is read whole). */

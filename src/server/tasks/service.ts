@@ -446,10 +446,14 @@ export function createTaskService({
         // Labels change the task's row too (updated_at), so its project's list version moves on.
         const updated = await repository.update(id, changes, restoring || moving ? projectId : undefined);
         if (!updated) throw taskNotFound();
-        if (labelIds !== undefined) await repository.setOwnLabels(id, userId, labelIds);
+        const labels = labelIds === undefined ? null : await repository.setOwnLabels(id, userId, labelIds);
         const activity: ActivityRecord[] = [];
         const add = (kind: ActivityKind, data?: Record<string, unknown>) =>
           activity.push({ taskId: id, actorId: userId, kind, data });
+        if (input.priority !== undefined && input.priority !== current.priority) {
+          add('priority_changed', { from: current.priority, to: input.priority });
+        }
+        if (labels && (labels.added.length > 0 || labels.removed.length > 0)) add('labels_changed', labels);
         if (input.title !== undefined && input.title !== current.title) {
           add('renamed', { from: current.title, to: input.title });
         }
