@@ -1,14 +1,18 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { COPY } from '../src/common/spec';
+import { COPY, THEME_STORAGE_KEY } from '../src/common/spec';
+import { TOKEN_MESSAGES } from '../src/common/tokens';
 import {
+  apiFromPage,
   describeBrowser,
+  expectAccessible,
   launchBrowser,
   openPage,
   type RunningServer,
   screenshot,
   signIn,
   startServer,
+  unnamedFormFields,
 } from './harness';
 
 describeBrowser('the Security dialog: your devices and API tokens', () => {
@@ -110,5 +114,68 @@ describeBrowser('the Security dialog: your devices and API tokens', () => {
     expect(await listTasks()).toBe(401);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it('creates a read-only token limited to some projects; the list shows each token’s limits', async () => {
+    const { page, context, errors } = await openPage(browser, server);
+    await signIn(page);
+    await apiFromPage(page, 'POST', '/api/projects', { name: 'Website' });
+    await apiFromPage(page, 'POST', '/api/projects', { name: 'Garden' });
+    const dialog = await openSecurity(page);
+    const tokens = dialog.getByRole('region', { name: 'API tokens' });
+
+    await tokens.getByLabel('Token name').fill('Reader');
+    await tokens.getByRole('checkbox', { name: /^Read only/ }).check();
+    await tokens.getByRole('group', { name: 'Projects' }).getByRole('checkbox', { name: 'Inbox' }).check();
+    await tokens.getByRole('group', { name: 'Projects' }).getByRole('checkbox', { name: 'Website' }).check();
+    await tokens.getByRole('button', { name: 'Create token' }).click();
+    const token = await tokens.getByLabel('API token Reader').inputValue();
+    await tokens.getByRole('button', { name: 'Done' }).click();
+    await tokens
+      .getByRole('listitem', { name: 'Reader' })
+      .getByText('Read only · Inbox, Website', { exact: true })
+      .waitFor();
+    // The form starts over: nothing checked, so the next token has no limits.
+    expect(await tokens.getByRole('checkbox', { name: /^Read only/ }).isChecked()).toBe(false);
+    await tokens.getByLabel('Token name').fill('Writer');
+    await tokens.getByRole('button', { name: 'Create token' }).click();
+    await tokens
+      .getByRole('listitem', { name: 'Writer' })
+      .getByText('Read and write · All projects', { exact: true })
+      .waitFor();
+
+    const write = await fetch(`${server.url}/api/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'From a reader' }),
+    });
+    expect([write.status, await write.json()]).toEqual([403, { message: TOKEN_MESSAGES.readOnly }]);
+    expect(errors).toEqual([]);
+    await context.close();
+
+    // The dialog with both tokens, in light and dark, at 1280 and 390 px.
+    for (const theme of ['light', 'dark'] as const) {
+      for (const width of [1280, 390]) {
+        const label = `${width}-${theme}`;
+        const view = await openPage(browser, server, '/', { viewport: { width, height: 844 } });
+        await view.context.addInitScript(
+          ([key, value]) => localStorage.setItem(key!, value!),
+          [THEME_STORAGE_KEY, theme],
+        );
+        await view.page.reload();
+        await signIn(view.page);
+        const shown = await openSecurity(view.page);
+        await shown.getByText('Read only · Inbox, Website', { exact: true }).scrollIntoViewIfNeeded();
+        await expectAccessible(view.page, `security tokens [${label}]`);
+        expect(await unnamedFormFields(view.page), label).toEqual([]);
+        const overflow = await view.page.evaluate(
+          () => document.documentElement.scrollWidth - window.innerWidth,
+        );
+        expect(overflow, `${label} scrolls sideways`).toBeLessThanOrEqual(0);
+        await screenshot(view.page, `security-tokens-${label}`);
+        expect(view.errors).toEqual([]);
+        await view.context.close();
+      }
+    }
   });
 });

@@ -14,6 +14,68 @@ export const TOKEN_LIMITS = {
   prefix: 'tl_',
 } as const;
 
+/** What a token may do (issue 24): every token reads; one with 'write' also changes things. */
+export const TOKEN_SCOPES = ['read', 'write'] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+
+export const TOKEN_MESSAGES = {
+  /** The 403 a read-only token gets on any write (REST) and on a write tool (MCP). */
+  readOnly: 'This token can only read',
+  scopesNeedRead: "scopes must include 'read'",
+  projectIdsEmpty: 'projectIds must name at least one project, or be left out for all projects',
+  projectIdsNotMember: 'projectIds must name projects you are a member of',
+  /** A 403: what a token limited to some projects cannot do (create a project). */
+  projectLimited: 'This token is limited to some projects',
+} as const;
+
+/** The Security dialog's words for a token's limits. */
+export const TOKEN_COPY = {
+  readOnly: 'Read only',
+  readOnlyHint: 'The token can look but not change anything.',
+  readWrite: 'Read and write',
+  projects: 'Projects',
+  projectsHint: 'None checked: all your projects, also those you join later.',
+  allProjects: 'All projects',
+  /** A project the token is limited to that the person has left, or that was deleted. */
+  goneProject: 'a project you are no longer in',
+} as const;
+
+/**
+ * 'Read only · Inbox, Website' or 'Read and write · All projects': a token's limits in a line,
+ * with the names of the person's projects by id.
+ */
+export function tokenLimitsText(
+  token: { scopes: readonly TokenScope[]; projectIds: readonly number[] | null },
+  projectNames: ReadonlyMap<number, string>,
+): string {
+  const scope = token.scopes.includes('write') ? TOKEN_COPY.readWrite : TOKEN_COPY.readOnly;
+  const projects =
+    token.projectIds === null
+      ? TOKEN_COPY.allProjects
+      : token.projectIds.map((id) => projectNames.get(id) ?? TOKEN_COPY.goneProject).join(', ');
+  return `${scope} · ${projects}`;
+}
+
+const scopesSchema = z
+  .array(z.enum(TOKEN_SCOPES, { error: "scopes must be ['read'] or ['read', 'write']" }), {
+    error: "scopes must be ['read'] or ['read', 'write']",
+  })
+  .refine((scopes) => scopes.includes('read'), TOKEN_MESSAGES.scopesNeedRead)
+  .transform((scopes): TokenScope[] => (scopes.includes('write') ? ['read', 'write'] : ['read']))
+  .describe("['read']: the token only reads (any other request is a 403). Default ['read', 'write'].");
+
+const projectIdsSchema = z
+  .array(
+    z.number({ error: 'projectIds must be project ids' }).int('projectIds must be project ids').positive(),
+    {
+      error: 'projectIds must be a list of project ids',
+    },
+  )
+  .min(1, TOKEN_MESSAGES.projectIdsEmpty)
+  .max(1000, 'projectIds names too many projects')
+  .transform((ids) => [...new Set(ids)])
+  .describe('The projects the token is limited to (the Inbox is a project). Left out or null: all of them.');
+
 export const createTokenBodySchema = z.object({
   name: z
     .string({ error: 'Name is required' })
@@ -32,8 +94,12 @@ export const createTokenBodySchema = z.object({
       `expiresInDays must be between ${TOKEN_LIMITS.expiresInDaysMin} and ${TOKEN_LIMITS.expiresInDaysMax}`,
     )
     .nullish(),
+  scopes: scopesSchema.optional(),
+  projectIds: projectIdsSchema.nullish(),
 });
 export type CreateTokenBody = z.input<typeof createTokenBodySchema>;
+/** The body as the route hands it on: trimmed, scopes in their normal form, projectIds without repeats. */
+export type CreateTokenFields = z.output<typeof createTokenBodySchema>;
 
 /** GET /api/tokens: never the secret. */
 export const apiTokenSchema = z.object({
@@ -43,6 +109,15 @@ export const apiTokenSchema = z.object({
   /** null: never expires. */
   expiresAt: z.string().nullable(),
   lastUsedAt: z.string().nullable(),
+  /** ['read']: read only; ['read', 'write']: reads and changes. */
+  scopes: z.array(z.enum(TOKEN_SCOPES)),
+  /** The projects the token is limited to; null: all of its owner's projects (never []). */
+  projectIds: z
+    .array(z.number())
+    .nullable()
+    .describe(
+      "The projects the token is limited to; null: all of its owner's projects (never an empty list).",
+    ),
 });
 export type ApiToken = z.infer<typeof apiTokenSchema>;
 
@@ -53,6 +128,15 @@ export const createdTokenSchema = z.object({
   token: z.string(),
   createdAt: z.string(),
   expiresAt: z.string().nullable(),
+  /** ['read']: read only; ['read', 'write']: reads and changes. */
+  scopes: z.array(z.enum(TOKEN_SCOPES)),
+  /** The projects the token is limited to; null: all of its owner's projects (never []). */
+  projectIds: z
+    .array(z.number())
+    .nullable()
+    .describe(
+      "The projects the token is limited to; null: all of its owner's projects (never an empty list).",
+    ),
 });
 export type CreatedToken = z.infer<typeof createdTokenSchema>;
 

@@ -270,7 +270,7 @@ export async function buildApp(
     sections,
   });
   const checklists = createChecklistService({ db: kysely, access, projectEvents, tasks });
-  const tokens = createTokenService({ tokens: createTokenRepository(kysely) });
+  const tokens = createTokenService({ tokens: createTokenRepository(kysely), access });
   const passkeys = createPasskeyService({
     passkeys: createPasskeyRepository(kysely),
     sessions,
@@ -333,8 +333,8 @@ export async function buildApp(
   await reminderRoutes(app, { reminders });
   await notificationRoutes(app, { notifications });
   await activityRoutes(app, { db, access });
-  await liveRoutes(app, { live });
-  await pushRoutes(app, { push });
+  await liveRoutes(app, { live, access });
+  await pushRoutes(app, { push, access });
   await webhookRoutes(app, { webhooks });
   await agentRoutes(app, {
     db: kysely,

@@ -1,11 +1,18 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckIcon, CopyIcon, KeyRoundIcon, Trash2Icon } from 'lucide-react';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { type ApiToken, type CreatedToken, createTokenBodySchema } from '../../common/tokens';
+import {
+  type ApiToken,
+  type CreatedToken,
+  createTokenBodySchema,
+  TOKEN_COPY,
+  tokenLimitsText,
+} from '../../common/tokens';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
+import { useProjects } from '../projects/api';
 import { Button } from '../ui/button';
 import { ConfirmButton } from '../ui/confirm-button';
 import { FormAlert, FormField, SubmitButton } from '../ui/form';
@@ -25,9 +32,12 @@ const EXPIRY_CHOICES = [
 const tokenFormSchema = z.object({
   name: createTokenBodySchema.shape.name,
   expires: z.enum(EXPIRY_CHOICES.map((choice) => choice.value)),
+  readOnly: z.boolean(),
+  /** The checked projects' ids, as the checkboxes' values; none: all projects. */
+  projectIds: z.array(z.string()),
 });
 type TokenForm = z.infer<typeof tokenFormSchema>;
-const EMPTY: TokenForm = { name: '', expires: '90' };
+const EMPTY: TokenForm = { name: '', expires: '90', readOnly: false, projectIds: [] };
 
 /** The new token, shown this once with a copy button. */
 function NewToken({ token, onDone }: { token: CreatedToken; onDone: () => void }) {
@@ -65,7 +75,7 @@ function NewToken({ token, onDone }: { token: CreatedToken; onDone: () => void }
   );
 }
 
-function TokenRow({ token }: { token: ApiToken }) {
+function TokenRow({ token, projectNames }: { token: ApiToken; projectNames: ReadonlyMap<number, string> }) {
   const revoke = useSecurityAction(revokeApiToken, apiTokensKey);
   return (
     <li
@@ -76,6 +86,7 @@ function TokenRow({ token }: { token: ApiToken }) {
         <KeyRoundIcon aria-hidden className="mt-0.5 size-5 shrink-0 text-muted-foreground" />
         <div className="grid min-w-0 gap-1">
           <span className="truncate font-medium">{token.name}</span>
+          <p className="text-sm">{tokenLimitsText(token, projectNames)}</p>
           <p className="text-sm text-muted-foreground">
             Created {formatDate(token.createdAt)} ·{' '}
             {token.expiresAt ? `Expires ${formatDate(token.expiresAt)}` : 'Never expires'} ·{' '}
@@ -107,6 +118,9 @@ function TokenRow({ token }: { token: ApiToken }) {
 /** Personal API tokens: scripts and MCP assistants act as the person through one of these. */
 export function TokensSection() {
   const tokens = useApiTokens();
+  const projects = useProjects();
+  const projectNames = new Map((projects.data ?? []).map((project) => [project.id, project.name]));
+  const projectsHintId = useId();
   const create = useSecurityAction(createApiToken, apiTokensKey);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const failure = useSubmitError();
@@ -117,12 +131,14 @@ export function TokensSection() {
     formState: { errors, isSubmitting },
   } = useForm<TokenForm>({ resolver: zodResolver(tokenFormSchema), defaultValues: EMPTY });
 
-  const onSubmit = handleSubmit(async ({ name, expires }) => {
+  const onSubmit = handleSubmit(async ({ name, expires, readOnly, projectIds }) => {
     failure.clear();
     try {
       const token = await create.mutateAsync({
         name,
         expiresInDays: expires === 'never' ? null : Number(expires),
+        scopes: readOnly ? ['read'] : ['read', 'write'],
+        projectIds: projectIds.length > 0 ? projectIds.map(Number) : null,
       });
       setCreated(token);
       reset(EMPTY);
@@ -139,8 +155,8 @@ export function TokensSection() {
         settings.
       </p>
       {created && <NewToken token={created} onDone={() => setCreated(null)} />}
-      <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem_auto] sm:items-end">
-        <FormAlert className="sm:col-span-3">{failure.error}</FormAlert>
+      <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem] sm:items-end">
+        <FormAlert className="sm:col-span-2">{failure.error}</FormAlert>
         <FormField label="Token name" error={errors.name?.message}>
           <Input placeholder="e.g. Claude Desktop" autoComplete="off" {...register('name')} />
         </FormField>
@@ -153,10 +169,44 @@ export function TokensSection() {
             ))}
           </select>
         </FormField>
-        <SubmitButton pending={isSubmitting}>Create token</SubmitButton>
+        <div className="grid gap-3 sm:col-span-2 sm:grid-cols-2">
+          <label className="flex cursor-pointer items-start gap-2 text-sm">
+            <input type="checkbox" className="mt-0.5 size-4 accent-primary" {...register('readOnly')} />
+            <span className="grid gap-0.5">
+              <span className="font-medium">{TOKEN_COPY.readOnly}</span>
+              <span className="text-muted-foreground">{TOKEN_COPY.readOnlyHint}</span>
+            </span>
+          </label>
+          <fieldset className="grid gap-2" aria-describedby={projectsHintId}>
+            <legend className="text-sm font-medium">{TOKEN_COPY.projects}</legend>
+            <p id={projectsHintId} className="text-sm text-muted-foreground">
+              {TOKEN_COPY.projectsHint}
+            </p>
+            <ul className="flex flex-wrap gap-2">
+              {(projects.data ?? []).map((project) => (
+                <li key={project.id}>
+                  <label className="flex h-8 cursor-pointer items-center gap-1.5 rounded-md border px-2 text-sm has-focus-visible:ring-2 has-focus-visible:ring-ring">
+                    <input
+                      type="checkbox"
+                      value={String(project.id)}
+                      className="size-4 accent-primary outline-none"
+                      {...register('projectIds')}
+                    />
+                    {project.name}
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+        </div>
+        <SubmitButton pending={isSubmitting} className="sm:col-span-2 sm:justify-self-start">
+          Create token
+        </SubmitButton>
       </form>
       <QueryList query={tokens} what="your API tokens" empty="You have no API tokens.">
-        {(items) => items.map((token) => <TokenRow key={token.id} token={token} />)}
+        {(items) =>
+          items.map((token) => <TokenRow key={token.id} token={token} projectNames={projectNames} />)
+        }
       </QueryList>
     </Section>
   );

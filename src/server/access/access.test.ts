@@ -281,7 +281,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       variant: '{labelIds}',
       call: async (c, f) => {
         const label = await ok<{ id: number }>(
-          send(c, 'POST', '/api/labels', { name: 'mine', color: 'red' }),
+          send(c, 'POST', '/api/labels', { name: `mine ${Math.random()}`, color: 'red' }),
           201,
         );
         return send(c, 'PATCH', `/api/tasks/${f.task.id}`, { labelIds: [label.id] });
@@ -293,7 +293,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       variant: '{projectId, priority, labelIds}',
       call: async (c, f) => {
         const label = await ok<{ id: number }>(
-          send(c, 'POST', '/api/labels', { name: 'new', color: 'red' }),
+          send(c, 'POST', '/api/labels', { name: `new ${Math.random()}`, color: 'red' }),
           201,
         );
         return send(c, 'POST', '/api/tasks', {
@@ -585,6 +585,37 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     }
     expect(got).toEqual(expected);
   });
+
+  /**
+   * Issue 24: the owner's own API token, limited to their Inbox, reaches none of the project's
+   * routes (404, as for a non-member); their labels and saved filters are theirs, not the project's.
+   */
+  it.each(ROUTES)(
+    '$route $variant: the owner’s token limited to another project',
+    async ({ call, expected }) => {
+      const minted = await send(people.owner, 'POST', '/api/tokens', {
+        name: 'Inbox only',
+        projectIds: [people.owner.inboxId],
+      });
+      expect(minted.statusCode, minted.body).toBe(201);
+      const authorization = `Bearer ${(minted.json() as { token: string }).token}`;
+      const limited: TestUser = {
+        ...people.owner,
+        headers: { authorization } as unknown as TestUser['headers'],
+        request: (method, url, body) =>
+          t.app.inject({
+            method: method as 'GET',
+            url,
+            headers: { authorization },
+            ...(body === undefined ? {} : { payload: body as object }),
+          }),
+      };
+      const response = await call(limited, await fixture());
+      expect(response.statusCode, response.body).toBeLessThan(500);
+      const outcome = response.statusCode === 403 || response.statusCode === 404 ? response.statusCode : 'ok';
+      expect(outcome, response.body).toBe(expected === ownerOnly ? 'ok' : 404);
+    },
+  );
 
   it('403 names the role needed, and a non-member cannot tell a task from one that does not exist', async () => {
     const f = await fixture();

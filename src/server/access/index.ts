@@ -6,12 +6,16 @@ import {
   type ProjectRole,
   roleAtLeast,
 } from '../../common/projects';
+import { TOKEN_MESSAGES } from '../../common/tokens';
 import { prepareOnPostgres } from '../db';
 import type { Database, ProjectRow, SectionRow, TaskRow, UserRow } from '../db/schema';
 import { toBool, toNumber } from '../db/values';
 import { conflict, forbidden, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import { createScopeCache } from './scope-cache';
+import { projectLimitOf } from './token-limits';
+
+export { assertTokenMayUse, mayWrite, type TokenLimits, withTokenLimits } from './token-limits';
 
 /**
  * Who may do what in a project (issue 21, decision 029): the one place that answers it. Features
@@ -31,6 +35,11 @@ import { createScopeCache } from './scope-cache';
  *
  * The task lists ask `listScope`, which answers the caller's role and the project's list version
  * in one query, so a cached list costs one round trip.
+ *
+ * A personal API token may be limited to some projects (issue 24, decision 042): for its owner, in a
+ * request made with it, every answer here treats the other projects as ones they are not a member
+ * of (404, left out of `memberships`). Features inherit that by asking this module; none looks at
+ * tokens itself.
  */
 
 /** 403 answers, by the role the action needs: each names that role. */
@@ -84,6 +93,10 @@ function assertRole(role: ProjectRole, needed: ProjectRole): void {
   if (!roleAtLeast(role, needed)) throw forbidden(ACCESS_MESSAGES[needed as keyof typeof ACCESS_MESSAGES]);
 }
 
+/** Whether the caller's token (if any) lets them reach this project: see the module's comment. */
+const tokenReaches = (userId: number, projectId: number): boolean =>
+  projectLimitOf(userId)?.has(projectId) ?? true;
+
 export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus, 'onInvalidate'> } = {}) {
   /** The lists' scopes, for two seconds at most (./scope-cache.ts); none without a bus to hear changes. */
   const scopes = bus ? createScopeCache(bus) : undefined;
@@ -106,6 +119,7 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
     userId: number,
     projectId: number,
   ): Promise<{ role: ProjectRole; project: ProjectRow } | undefined> {
+    if (!tokenReaches(userId, projectId)) return undefined;
     const row = await db
       .selectFrom('project_members')
       .innerJoin('projects', 'projects.id', 'project_members.project_id')
@@ -136,6 +150,12 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
    * and the list version, in one query. Undefined when the caller is not a member.
    */
   async function listScope(userId: number, projectId: number | undefined): Promise<ListScope | undefined> {
+    const scope = await memberScope(userId, projectId);
+    return scope && tokenReaches(userId, scope.projectId) ? scope : undefined;
+  }
+
+  /** listScope before the token's limits. */
+  async function memberScope(userId: number, projectId: number | undefined): Promise<ListScope | undefined> {
     const cached = scopes?.get(userId, projectId);
     if (cached) return cached;
     const readAt = scopes?.generation() ?? 0;
@@ -156,6 +176,7 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
     listScope,
     /** The user's role in the project; undefined when they are not a member (or there is no such project). */
     async projectRole(userId: number, projectId: number): Promise<ProjectRole | undefined> {
+      if (!tokenReaches(userId, projectId)) return undefined;
       const row = await db
         .selectFrom('project_members')
         .select('role')
@@ -186,7 +207,7 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
         ])
         .where('tasks.id', '=', taskId)
         .executeTakeFirst();
-      if (!row) throw taskNotFound();
+      if (!row || !tokenReaches(user.id, row.project_id)) throw taskNotFound();
       const { member_role, project_archived, project_is_inbox, ...task } = row;
       const role = asRole(member_role);
       assertRole(role, needed);
@@ -217,7 +238,7 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
         .select(['project_members.role as member_role', 'projects.archived as project_archived'])
         .where('sections.id', '=', sectionId)
         .executeTakeFirst();
-      if (!row) throw sectionNotFound();
+      if (!row || !tokenReaches(user.id, row.project_id)) throw sectionNotFound();
       const { member_role, project_archived, ...section } = row;
       const role = asRole(member_role);
       assertRole(role, needed);
@@ -268,7 +289,33 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
         .select(['project_id', 'role'])
         .where('user_id', '=', userId)
         .execute();
-      return new Map(rows.map((row) => [row.project_id, asRole(row.role)]));
+      return new Map(
+        rows
+          .filter((row) => tokenReaches(userId, row.project_id))
+          .map((row) => [row.project_id, asRole(row.role)]),
+      );
+    },
+
+    /** Whether the caller may reach this project at all (a token's limits); a list of projects asks it. */
+    reaches(userId: number, projectId: number): boolean {
+      return tokenReaches(userId, projectId);
+    },
+
+    /**
+     * `reaches` for later: the caller's limits as they are now, for what runs outside the request
+     * (a live stream's events, which the bus delivers).
+     */
+    reachesLater(userId: number): (projectId: number) => boolean {
+      const limit = projectLimitOf(userId);
+      return (projectId) => limit?.has(projectId) ?? true;
+    },
+
+    /**
+     * Throws 403 when the caller's token is limited to some projects: for what would reach beyond
+     * them (creating a project, which the token could not see).
+     */
+    requireAllProjects(userId: number): void {
+      if (projectLimitOf(userId)) throw forbidden(TOKEN_MESSAGES.projectLimited);
     },
   };
 }

@@ -365,7 +365,11 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
       // The due date's own entry comes with it, in the same transaction.
       expect((await activityOf(people.viewer, task.id))[1]).toMatchObject({ kind: 'due_changed' });
       const members = CALLERS.filter((c) => c !== 'non-member').map((c) => people[c].user.id);
-      expect(publish).toHaveBeenCalledWith(expect.arrayContaining(members), [aiRunsPath(task.id)]);
+      expect(publish).toHaveBeenCalledWith(
+        expect.arrayContaining(members),
+        [aiRunsPath(task.id)],
+        [task.projectId],
+      );
       for (const [userIds] of publish.mock.calls) {
         expect([userIds].flat()).not.toContain(people['non-member'].user.id);
       }

@@ -41,6 +41,8 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
 
     /** A new address; the old one, if any, stops working at once. */
     async create(userId: number): Promise<{ url: string }> {
+      // The feed shows every project, to anyone with its address: not for a token limited to some.
+      access.requireAllProjects(userId);
       const secret = crypto.randomBytes(SECRET_BYTES).toString('base64url');
       await feeds.replace(userId, hashToken(secret), nowIso());
       return { url: `${appUrl}${CALENDAR_PATH}/${secret}${CALENDAR_SUFFIX}` };

@@ -17,6 +17,7 @@ function columns(dialect: DialectName) {
       pg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
     bool: pg ? ('boolean' as const) : ('integer' as const),
     falseValue: pg ? sql`false` : sql`0`,
+    trueValue: pg ? sql`true` : sql`1`,
     timestamp: pg ? ('timestamptz' as const) : ('text' as const),
   };
 }
@@ -1007,6 +1008,25 @@ function webhooks(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 24: an API token's limits. `can_write` false: the token only reads. `project_ids`: a JSON
+ * array of the projects it is limited to, or null for all of its owner's projects. Kept as a list
+ * on the token, not a join table whose rows a deleted project would take with it: a token limited
+ * to one project must never widen to all of them when that project goes.
+ */
+function tokenLimits(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('api_tokens')
+        .addColumn('can_write', c.bool, (col) => col.notNull().defaultTo(c.trueValue))
+        .execute();
+      await db.schema.alterTable('api_tokens').addColumn('project_ids', 'text').execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -1032,6 +1052,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0018_priorities_and_labels': prioritiesAndLabels(dialect),
         '0020_sections': sections(dialect),
         '0021_webhooks': webhooks(dialect),
+        '0022_token_limits': tokenLimits(dialect),
       };
     },
   };

@@ -69,6 +69,10 @@ export interface ApiTokensTable {
   /** Null: never expires. */
   expires_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
+  /** Migration 0022: false, the token only reads (GET, HEAD, OPTIONS; MCP's read tools). */
+  can_write: DefaultedBool;
+  /** Migration 0022: JSON array of the project ids the token is limited to; null, all of them. */
+  project_ids: string | null;
 }
 
 /** Passkeys (migration 0006): WebAuthn credentials; nothing here can sign anyone in by itself. */

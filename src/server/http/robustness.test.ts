@@ -45,6 +45,8 @@ const FIELDS = [
   'recurrenceFrom',
   'timeZone',
   'final',
+  'scopes',
+  'projectIds',
 ];
 const HUGE = 'x'.repeat(1_000_000);
 const BODIES: Array<{ name: string; payload: string }> = [

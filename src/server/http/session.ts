@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { SESSION_HEADER, SESSION_HEADER_ALT } from '../../common/spec';
+import { assertTokenMayUse, READ_METHODS, type TokenLimits, withTokenLimits } from '../access/token-limits';
 import type { SessionStore } from '../auth/sessions';
 import type { UserRow } from '../db/schema';
 import { toBool } from '../db/values';
@@ -19,13 +20,15 @@ export interface RequestSession {
   idHash: string;
   /** The session id; empty for a token. */
   sessionId: string;
+  /** A token's limits (read only, some projects: issue 24); undefined for a session. */
+  limits?: TokenLimits;
   /** Whether the credential still holds (a long-lived stream asks now and then). */
   stillValid(): Promise<boolean>;
 }
 
 /** Resolves a personal API token (src/server/tokens): its owner, or null when it does not hold. */
 export interface BearerTokenResolver {
-  resolve(token: string): Promise<{ user: UserRow; idHash: string } | null>;
+  resolve(token: string): Promise<{ user: UserRow; idHash: string; limits: TokenLimits } | null>;
 }
 
 export const BEARER_MESSAGES = {
@@ -39,8 +42,6 @@ declare module 'fastify' {
     session: RequestSession | null;
   }
 }
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -62,7 +63,9 @@ export function bearerToken(request: FastifyRequest): string | undefined {
  *
  * An /api request with `Authorization: Bearer <token>` is authenticated by that personal API token
  * alone (session headers and cookie are ignored); a token that does not hold is a 401 at once.
- * No cookie is involved, so no same-origin check applies.
+ * No cookie is involved, so no same-origin check applies. A read-only token's writes are refused
+ * here, before anything else (body validation, the route) runs; the rest of a token's request runs
+ * with its limits in reach of the access module (withTokenLimits, decision 042).
  */
 export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenResolver; appUrl: string }>(
   async (app, { sessions, tokens, appUrl }) => {
@@ -75,6 +78,7 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
       if (bearer !== undefined) {
         const resolved = bearer ? await tokens.resolve(bearer) : null;
         if (!resolved) throw unauthorized(BEARER_MESSAGES.invalid);
+        assertTokenMayUse(resolved.limits, request.method);
         request.session = {
           ...resolved,
           via: 'token',
@@ -88,9 +92,9 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
       const sessionId = fromHeader || fromCookie;
       if (!sessionId) return;
       // A read may take the session from the cache; a change asks the database (decision 023).
-      const resolved = await sessions.resolve(sessionId, { fresh: !SAFE_METHODS.has(request.method) });
+      const resolved = await sessions.resolve(sessionId, { fresh: !READ_METHODS.has(request.method) });
       if (!resolved) return;
-      if (!fromHeader && !SAFE_METHODS.has(request.method) && !isSameOrigin(request, appOrigin)) {
+      if (!fromHeader && !READ_METHODS.has(request.method) && !isSameOrigin(request, appOrigin)) {
         throw forbidden('Cross-site request refused.');
       }
       request.session = {
@@ -99,6 +103,16 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
         sessionId,
         stillValid: async () => (await sessions.resolve(sessionId, { fresh: true })) !== null,
       };
+    });
+
+    // A token's request (here or MCP's, which authenticates itself) runs on, the handler and all it
+    // awaits, inside its limits, where the access module reads them. A callback, not an async hook,
+    // so what follows runs within it; a preHandler, after the body is read, whose stream events
+    // would lose it.
+    app.addHook('preHandler', (request, _reply, done) => {
+      const limits = request.session?.limits;
+      if (limits) withTokenLimits(limits, done);
+      else done();
     });
   },
   { name: 'session', dependencies: ['@fastify/cookie'] },

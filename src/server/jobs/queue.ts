@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import crypto from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
@@ -274,6 +275,12 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     return ran;
   };
 
+  /**
+   * A pass in the context the queue was made in, not in the request that woke it: jobs must not
+   * inherit that request's API token limits (decision 042).
+   */
+  const passOutsideRequests = AsyncResource.bind(pass);
+
   const background = () => {
     if (stopped) return;
     queuePass().catch((error) => logger.warn({ err: error }, 'job poll failed'));
@@ -316,7 +323,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
         .catch(() => 0)
         .then(() => {
           woken = false;
-          return pass();
+          return passOutsideRequests();
         });
       chain = next.catch(() => 0);
       next.catch((error) => logger.warn({ err: error }, 'job pass failed'));

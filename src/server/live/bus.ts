@@ -5,8 +5,11 @@ import type pg from 'pg';
 import { type Db, loadPg } from '../db';
 
 export interface LiveSubscriber {
-  /** The user's data behind these query keys changed. */
-  onEvent(queryKeys: string[]): void;
+  /**
+   * The user's data behind these query keys changed; in these projects, when the change was in
+   * some (a stream of a token limited to other projects skips it).
+   */
+  onEvent(queryKeys: string[], projectIds?: readonly number[]): void;
   /** Events may have been missed (the database connection dropped): the stream should start over. */
   onInterrupted(): void;
   /** A message with data of its own for this user (the unread count: src/common/notifications.ts). */
@@ -36,8 +39,9 @@ export interface LiveBus {
   /**
    * Tells one user's streams, or several users' (a project's members: one message for them all).
    * Fire and forget: a failure is logged, never thrown, so it cannot fail the change that caused it.
+   * `projectIds` names the projects the change was in, when it was in some.
    */
-  publish(userIds: number | readonly number[], queryKeys: string[]): void;
+  publish(userIds: number | readonly number[], queryKeys: string[], projectIds?: readonly number[]): void;
   /** Sends a message of its own to one user's streams, on every instance; fire and forget like publish. */
   message(userId: number, message: LiveMessage): void;
   /** Resolves once events for the user will reach the subscriber; call the result to stop. */
@@ -58,7 +62,7 @@ export interface LiveBus {
 }
 
 interface Transport {
-  publish(userIds: readonly number[], queryKeys: string[]): Promise<void>;
+  publish(userIds: readonly number[], queryKeys: string[], projectIds?: readonly number[]): Promise<void>;
   message(userId: number, message: LiveMessage): Promise<void>;
   /** Sends an invalidation to the other instances (and, harmlessly, to this one again). */
   invalidate(message: Invalidation): Promise<void>;
@@ -74,9 +78,9 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
   const pending = new Set<Promise<void>>();
   const invalidationListeners = new Set<(message: Invalidation) => void>();
 
-  const deliver = (userIds: readonly number[], queryKeys: string[]) => {
+  const deliver = (userIds: readonly number[], queryKeys: string[], projectIds?: readonly number[]) => {
     for (const userId of userIds) {
-      for (const subscriber of subscribers.get(userId) ?? []) subscriber.onEvent(queryKeys);
+      for (const subscriber of subscribers.get(userId) ?? []) subscriber.onEvent(queryKeys, projectIds);
     }
   };
   const deliverMessage = (userId: number, message: LiveMessage) => {
@@ -99,7 +103,7 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
         )
       : {
           // One process per DATA_DIR: nobody else to tell.
-          publish: async (userIds, queryKeys) => deliver(userIds, queryKeys),
+          publish: async (userIds, queryKeys, projectIds) => deliver(userIds, queryKeys, projectIds),
           message: async (userId, message) => deliverMessage(userId, message),
           invalidate: async () => {},
           ready: async () => {},
@@ -108,11 +112,11 @@ export function createLiveBus(db: Db, logger: FastifyBaseLogger): LiveBus {
         };
 
   return {
-    publish(userIds, queryKeys) {
+    publish(userIds, queryKeys, projectIds) {
       const users = typeof userIds === 'number' ? [userIds] : userIds;
       if (users.length === 0) return;
       const sent = transport
-        .publish(users, queryKeys)
+        .publish(users, queryKeys, projectIds)
         .catch((error) => logger.warn({ err: error }, 'live update not published'))
         .finally(() => pending.delete(sent));
       pending.add(sent);
@@ -175,7 +179,7 @@ function createPgTransport(
   db: Db,
   pool: pg.Pool,
   handlers: {
-    deliver: (userIds: readonly number[], queryKeys: string[]) => void;
+    deliver: (userIds: readonly number[], queryKeys: string[], projectIds?: readonly number[]) => void;
     deliverMessage: (userId: number, message: LiveMessage) => void;
     forget: (message: Invalidation) => void;
     interrupted: () => void;
@@ -222,17 +226,18 @@ function createPgTransport(
     client.on('notification', (message) => {
       if (message.channel !== name || !message.payload) return;
       try {
-        // {u, k}: these users' data changed (u one id, or several: a project's members); {i}: an
-        // invalidation.
-        const { u, k, i, m } = JSON.parse(message.payload) as {
+        // {u, k, p?}: these users' data changed (u one id, or several: a project's members), in
+        // projects p; {i}: an invalidation.
+        const { u, k, p, i, m } = JSON.parse(message.payload) as {
           u?: number | number[];
           k?: string[];
+          p?: number[];
           i?: Invalidation;
           m?: LiveMessage;
         };
         if (i) forget(i);
         else if (m && typeof u === 'number') deliverMessage(u, m);
-        else if (u !== undefined && k) deliver(typeof u === 'number' ? [u] : u, k);
+        else if (u !== undefined && k) deliver(typeof u === 'number' ? [u] : u, k, p);
       } catch (error) {
         logger.warn({ err: error }, 'live updates: unreadable notification');
       }
@@ -250,9 +255,9 @@ function createPgTransport(
   };
 
   return {
-    async publish(userIds, queryKeys) {
+    async publish(userIds, queryKeys, projectIds) {
       const name = await channelName();
-      const payload = JSON.stringify({ u: userIds, k: queryKeys });
+      const payload = JSON.stringify({ u: userIds, k: queryKeys, ...(projectIds ? { p: projectIds } : {}) });
       await sql`select pg_notify(${name}, ${payload})`.execute(db.kysely);
     },
 

@@ -52,7 +52,7 @@ export function createProjectEvents(
       }
       // Forgotten first, on the same channel: an instance that hears the event serves the new list.
       await live.invalidate({ projects: [...new Set(projectIds)] });
-      live.publish([...members], queryKeys);
+      live.publish([...members], queryKeys, [...new Set(projectIds)]);
     } catch (error) {
       logger.warn({ err: error }, 'live update not published');
     }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MEDIA } from '../../common/api';
 import { LIVE_EVENTS_PATH, type LiveEvent, liveEventSchema } from '../../common/live';
 import { notificationsLiveEventSchema } from '../../common/notifications';
+import type { Access } from '../access';
 import { currentUser, requireUser } from '../http/session';
 import type { LiveBus } from './bus';
 
@@ -15,7 +16,10 @@ const RETRY_MS = 3000;
  * GET /api/events: a server-sent event stream of `{invalidate: [queryKey, ...]}` for the signed-in
  * user. EventSource cannot send headers, so the browser is authenticated by the session cookie.
  */
-export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus }) {
+export async function liveRoutes(
+  app: FastifyInstance,
+  { live, access }: { live: LiveBus; access: Pick<Access, 'reachesLater'> },
+) {
   const openStreams = new Set<() => void>();
   // Open streams never finish on their own, so they would hold up a graceful shutdown.
   app.addHook('preClose', async () => {
@@ -39,6 +43,9 @@ export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus
   app.get(LIVE_EVENTS_PATH, { onRequest: requireUser, schema }, async (request, reply) => {
     const userId = currentUser(request).id;
     const credential = request.session;
+    // A token limited to some projects hears nothing of the others (issue 24).
+    const reachable = access.reachesLater(userId);
+    const reaches = (projectIds: readonly number[] | undefined) => !projectIds || projectIds.some(reachable);
     reply.hijack();
     const res = reply.raw;
     // Keep the security headers the hooks set on the reply: a hijacked reply does not send them.
@@ -73,7 +80,8 @@ export async function liveRoutes(app: FastifyInstance, { live }: { live: LiveBus
 
     try {
       unsubscribe = await live.subscribe(userId, {
-        onEvent: (queryKeys) => {
+        onEvent: (queryKeys, projectIds) => {
+          if (!reaches(projectIds)) return;
           const event: LiveEvent = { invalidate: queryKeys };
           send(`data: ${JSON.stringify(event)}\n\n`);
         },

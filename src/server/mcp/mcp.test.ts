@@ -136,7 +136,9 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     const match = /^Created task (\d+) "Buy milk"/.exec(textOf(created));
     expect(match, textOf(created)).not.toBeNull();
     const id = Number(match![1]);
-    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([TASKS_PATH]));
+    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([TASKS_PATH]), [
+      alice.inboxId,
+    ]);
 
     const fromApi = (await alice.request('GET', taskPath(id))).json() as Task;
     expect(fromApi).toMatchObject({ title: 'Buy milk', dueDate: localDate(1), completed: false });
@@ -145,7 +147,9 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     expect(completed.isError).toBeFalsy();
     expect(textOf(completed)).toBe(`Completed task ${id} "Buy milk"`);
     expect(((await alice.request('GET', taskPath(id))).json() as Task).completed).toBe(true);
-    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([taskPath(id)]));
+    expect(publish).toHaveBeenCalledWith([alice.user.id], expect.arrayContaining([taskPath(id)]), [
+      alice.inboxId,
+    ]);
   });
 
   it('creates a recurring timed task and completes it: it moves to its next date; final: true ends it (issue 22)', async () => {
@@ -494,6 +498,69 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       expect(viewers[1]).toMatchObject({ id: project.id, name: 'Garden', memberCount: 3, taskCount: 1 });
       const outsiders = JSON.parse(textOf(await outsider.call('list_projects'))) as Project[];
       expect(outsiders.map((p) => p.id)).not.toContain(project.id);
+    });
+  });
+
+  describe('a token with limits (issue 24)', () => {
+    async function clientWith(person: TestUser, limits: Record<string, unknown>) {
+      const response = await person.request('POST', '/api/tokens', { name: 'limited', ...limits });
+      expect(response.statusCode, response.body).toBe(201);
+      return connect((response.json() as CreatedToken).token);
+    }
+
+    it('a read-only token lists and calls the read tools alone; a write tool is refused naming the scope', async () => {
+      const reader = await clientWith(alice, { scopes: ['read'] });
+      const { tools } = await reader.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'get_task',
+        'list_agents',
+        'list_projects',
+        'list_tasks',
+      ]);
+      const before = (await alice.request('GET', TASKS_PATH)).json() as Task[];
+      const listed = (await reader.callTool({ name: 'list_tasks', arguments: {} })) as CallToolResult;
+      expect(listed.isError).toBeFalsy();
+      for (const [name, args] of [
+        ['create_task', { title: 'Read-only attempt' }],
+        ['update_task', { taskId: before[0]?.id ?? 1, title: 'Nope' }],
+        ['complete_task', { taskId: before[0]?.id ?? 1 }],
+        ['add_checklist_item', { taskId: before[0]?.id ?? 1, title: 'Nope' }],
+      ] as const) {
+        await expect(reader.callTool({ name, arguments: args }), name).rejects.toThrow(
+          'This token can only read',
+        );
+      }
+      expect((await alice.request('GET', TASKS_PATH)).json()).toEqual(before);
+    });
+
+    it('a token limited to some projects lists, gets and changes their tasks alone', async () => {
+      const carol = await t.signUp();
+      const website = (await carol.request('POST', PROJECTS_PATH, { name: 'Website' })).json() as Project;
+      const inInbox = (await carol.request('POST', TASKS_PATH, { title: 'Private errand' })).json() as Task;
+      const onSite = (
+        await carol.request('POST', TASKS_PATH, { title: 'Fix the footer', projectId: website.id })
+      ).json() as Task;
+      const limited = await clientWith(carol, { projectIds: [website.id] });
+      const run = async (name: string, args: Record<string, unknown> = {}) =>
+        (await limited.callTool({ name, arguments: args })) as CallToolResult;
+
+      expect(textOf(await run('list_tasks', { projectId: 'all' }))).toBe(
+        `#${onSite.id} "Fix the footer" · no due date · not done · project ${website.id}`,
+      );
+      const inbox = await run('list_tasks');
+      expect([inbox.isError, textOf(inbox)]).toEqual([true, 'Project not found']);
+      const hidden = await run('get_task', { taskId: inInbox.id });
+      expect([hidden.isError, textOf(hidden)]).toEqual([true, 'Task not found']);
+      const renamed = await run('update_task', { taskId: inInbox.id, title: 'Seen' });
+      expect([renamed.isError, textOf(renamed)]).toEqual([true, 'Task not found']);
+      expect((JSON.parse(textOf(await run('list_projects'))) as Project[]).map((p) => p.id)).toEqual([
+        website.id,
+      ]);
+      const created = await run('create_task', { title: 'New page', projectId: website.id });
+      expect(created.isError, textOf(created)).toBeFalsy();
+      expect((await carol.request('GET', taskPath(inInbox.id))).json()).toMatchObject({
+        title: 'Private errand',
+      });
     });
   });
 

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { TOKEN_MESSAGES } from '../../common/tokens';
+import { mayWrite } from '../access';
 import { HttpError } from '../http/errors';
 import { BEARER_MESSAGES, type BearerTokenResolver, bearerToken, currentUser } from '../http/session';
 import { onFirstUse } from '../on-first-use';
-import { createMcpServer, type McpToolDeps } from './tools';
+import { createMcpServer, MCP_READ_TOOLS, type McpToolDeps } from './tools';
 
 /** The MCP endpoint (decision 021): Streamable HTTP, stateless, one personal API token per caller. */
 export const MCP_PATH = '/mcp';
@@ -46,8 +48,12 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
   }
 
   app.post(MCP_PATH, { onRequest: authenticate }, async (request, reply) => {
+    const canWrite = mayWrite(request.session?.limits);
+    // A read-only token's server has no write tools; calling one is answered with the reason.
+    const refused = canWrite ? undefined : writeToolCall(request.body);
+    if (refused) return reply.send(jsonRpcError(-32602, TOKEN_MESSAGES.readOnly, refused.id));
     const [server, { StreamableHTTPServerTransport }] = await Promise.all([
-      createMcpServer(currentUser(request).id, toolDeps),
+      createMcpServer(currentUser(request).id, toolDeps, { canWrite }),
       transportSdk(),
     ]);
     // Stateless: no session id, so any instance behind the load balancer can answer any request.
@@ -84,8 +90,15 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
   });
 }
 
-const jsonRpcError = (code: number, message: string) => ({
+const jsonRpcError = (code: number, message: string, id: string | number | null = null) => ({
   jsonrpc: '2.0',
   error: { code, message },
-  id: null,
+  id,
 });
+
+/** A JSON-RPC `tools/call` of a tool that is not a read tool, with its id; else undefined. */
+function writeToolCall(body: unknown): { id: string | number | null } | undefined {
+  const message = body as { method?: unknown; params?: { name?: unknown }; id?: unknown } | null;
+  if (message?.method !== 'tools/call' || MCP_READ_TOOLS.has(String(message.params?.name))) return undefined;
+  return { id: typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null };
+}

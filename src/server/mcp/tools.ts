@@ -40,6 +40,14 @@ export const MCP_TOOL_NAMES = [
   'list_projects',
 ] as const;
 
+/** The tools that only read: all a read-only token lists and may call (issue 24). */
+export const MCP_READ_TOOLS: ReadonlySet<string> = new Set([
+  'list_tasks',
+  'get_task',
+  'list_agents',
+  'list_projects',
+]);
+
 export const MCP_MESSAGES = {
   unexpected: 'Something went wrong on our side. Please try again.',
 } as const;
@@ -194,10 +202,14 @@ const failure = (message: string): CallToolResult => ({
 /** The SDK's server, loaded at the first MCP request (decision 027). */
 const mcpServerSdk = onFirstUse(() => import('@modelcontextprotocol/sdk/server/mcp.js'));
 
-/** One MCP server for one caller: stateless, made anew for each request (routes.ts). */
+/**
+ * One MCP server for one caller: stateless, made anew for each request (routes.ts). A read-only
+ * token's (`canWrite` false) has the read tools alone.
+ */
 export async function createMcpServer(
   userId: number,
   { tasks, checklists, agents, projects, logger }: McpToolDeps,
+  { canWrite }: { canWrite: boolean },
 ): Promise<McpServer> {
   const { McpServer } = await mcpServerSdk();
   const server = new McpServer(
@@ -223,10 +235,17 @@ export async function createMcpServer(
     }
   };
 
+  /** Every tool, but a read-only token's server keeps the read tools alone. */
+  const registerTool: McpServer['registerTool'] = (name, config, callback) => {
+    const tool = server.registerTool(name, config, callback);
+    if (!canWrite && !MCP_READ_TOOLS.has(name)) tool.remove();
+    return tool;
+  };
+
   const activeTasks = async (query: TaskListQuery = {}): Promise<Task[]> =>
     JSON.parse((await tasks.activeList(userId, query)).json().toString('utf8')) as Task[];
 
-  server.registerTool(
+  registerTool(
     'list_tasks',
     {
       title: 'List tasks',
@@ -244,7 +263,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'get_task',
     {
       title: 'Get a task',
@@ -262,7 +281,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'create_task',
     {
       title: 'Create a task',
@@ -283,7 +302,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'update_task',
     {
       title: 'Change a task',
@@ -298,7 +317,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'complete_task',
     {
       title: 'Complete a task',
@@ -315,7 +334,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'add_checklist_item',
     {
       title: 'Add a checklist item',
@@ -330,7 +349,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'list_agents',
     {
       title: 'List AI agents',
@@ -346,7 +365,7 @@ export async function createMcpServer(
       }),
   );
 
-  server.registerTool(
+  registerTool(
     'list_projects',
     {
       title: 'List projects',

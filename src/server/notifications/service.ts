@@ -429,19 +429,22 @@ export function createNotificationService(deps: NotificationServiceDeps) {
         .where('notifications.user_id', '=', userId);
       if (query.unread) select = select.where('notifications.read_at', 'is', null);
       const rows = await select.orderBy('notifications.id', 'desc').limit(query.limit).execute();
-      return rows.map((row) => ({
-        id: row.id,
-        kind: (NOTIFICATION_KINDS as readonly string[]).includes(row.kind)
-          ? (row.kind as NotificationKind)
-          : 'reminder',
-        taskId: row.task_id,
-        projectId: row.project_id,
-        actorName: row.actor_name,
-        title: row.title,
-        body: row.body,
-        createdAt: toIso(row.created_at),
-        readAt: toIsoOrNull(row.read_at),
-      }));
+      // A token limited to some projects reads of those alone (issue 24).
+      return rows
+        .filter((row) => row.project_id === null || access.reaches(userId, row.project_id))
+        .map((row) => ({
+          id: row.id,
+          kind: (NOTIFICATION_KINDS as readonly string[]).includes(row.kind)
+            ? (row.kind as NotificationKind)
+            : 'reminder',
+          taskId: row.task_id,
+          projectId: row.project_id,
+          actorName: row.actor_name,
+          title: row.title,
+          body: row.body,
+          createdAt: toIso(row.created_at),
+          readAt: toIsoOrNull(row.read_at),
+        }));
     },
 
     async markRead(userId: number, body: MarkReadBody): Promise<{ unread: number }> {

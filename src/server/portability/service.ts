@@ -40,6 +40,8 @@ export function createDataService({ db, live, access, projectEvents }: DataServi
 
   /** The caller's tasks to export: the Inbox first, then every project they own. */
   const ownTasks = async (userId: number) => {
+    // An export is of everything the caller owns: not for a token limited to some projects.
+    access.requireAllProjects(userId);
     const [inbox, memberships] = await Promise.all([
       access.listScope(userId, undefined),
       access.memberships(userId),

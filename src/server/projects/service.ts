@@ -131,7 +131,11 @@ export function createProjectService({
    */
   const tell = async (projectId: number | undefined, userIds: Iterable<number>, more: string[] = []) => {
     if (projectId !== undefined) await live.invalidate({ projects: [projectId] });
-    live.publish([...new Set(userIds)], [PROJECTS_PATH, ...more]);
+    live.publish(
+      [...new Set(userIds)],
+      [PROJECTS_PATH, ...more],
+      projectId === undefined ? undefined : [projectId],
+    );
   };
   /** A member joined or left: `data` is `{projectId, member}`, the member as the members list shows them. */
   const memberEvent = async (
@@ -147,7 +151,7 @@ export function createProjectService({
   };
   const one = async (userId: number, projectId: number): Promise<Project> => {
     const row = (await repo.listFor(userId, projectId))[0];
-    if (!row) throw projectNotFound();
+    if (!row || !access.reaches(userId, projectId)) throw projectNotFound();
     return toProject(row);
   };
   /** The member a route names, or 404. */
@@ -158,10 +162,12 @@ export function createProjectService({
   };
 
   return {
+    /** The user's projects; with an API token limited to some, those (the access module's limits). */
     list: async (user: Pick<UserRow, 'id'>): Promise<Project[]> =>
-      (await repo.listFor(user.id)).map(toProject),
+      (await repo.listFor(user.id)).filter((row) => access.reaches(user.id, row.id)).map(toProject),
 
     async create(user: UserRow, body: CreateProjectBody): Promise<Project> {
+      access.requireAllProjects(user.id);
       const project = await db
         .transaction()
         .execute((trx) =>

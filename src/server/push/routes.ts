@@ -6,12 +6,16 @@ import {
   pushSubscriptionBodySchema,
   pushUnsubscribeBodySchema,
 } from '../../common/push';
+import type { Access } from '../access';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { PushService } from './service';
 
 /** Web Push (issue 22, decision 036): the server's public key and this browser's subscription. */
-export async function pushRoutes(fastify: FastifyInstance, { push }: { push: PushService }) {
+export async function pushRoutes(
+  fastify: FastifyInstance,
+  { push, access }: { push: PushService; access: Pick<Access, 'requireAllProjects'> },
+) {
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const tags = ['Push'];
 
@@ -46,6 +50,8 @@ export async function pushRoutes(fastify: FastifyInstance, { push }: { push: Pus
       },
     },
     async (request, reply) => {
+      // A device hears of every project: not for a token limited to some (issue 24).
+      access.requireAllProjects(currentUser(request).id);
       await push.subscribe(currentUser(request).id, request.body);
       return reply.code(201).send();
     },

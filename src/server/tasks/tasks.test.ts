@@ -726,6 +726,35 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
       for (const stream of [first, second, other]) stream.close();
     });
 
+    it('tells the stream of a token limited to some projects of those alone (issue 24)', async () => {
+      const baseUrl = await listen(t.app);
+      const elsewhere = (await alice.request('POST', '/api/projects', { name: 'Elsewhere' })).json().id;
+      const minted = await alice.request('POST', '/api/tokens', {
+        name: 'inbox',
+        projectIds: [alice.inboxId],
+      });
+      expect(minted.statusCode, minted.body).toBe(201);
+      const limited = await openStream(baseUrl, { authorization: `Bearer ${minted.json().token}` });
+      const everything = await openStream(baseUrl, alice.headers);
+
+      const hidden = await create(alice, { title: 'elsewhere', projectId: elsewhere });
+      const shown = await create(alice, { title: 'in the Inbox' });
+      await alice.request('PATCH', `/api/tasks/${hidden.id}`, { title: 'still elsewhere' });
+      await alice.request('PATCH', `/api/tasks/${shown.id}`, { title: 'still in the Inbox' });
+      const edited = (id: number) => ({
+        invalidate: [...LISTS, `/api/tasks/${id}`, `/api/tasks/${id}/activity`],
+      });
+      expect(await everything.waitFor(4)).toEqual([
+        { invalidate: LISTS },
+        { invalidate: LISTS },
+        edited(hidden.id),
+        edited(shown.id),
+      ]);
+      // One connection keeps its order: had the other project's events been sent, they came first.
+      expect(await limited.waitFor(2)).toEqual([{ invalidate: LISTS }, edited(shown.id)]);
+      for (const stream of [limited, everything]) stream.close();
+    });
+
     it('lets other features publish through ctx.live', async () => {
       const stream = await openStream(await listen(t.app), alice.headers);
       t.ctx.live.publish(alice.user.id, ['/api/ai-agents']);

@@ -19,6 +19,8 @@ export function createTokenRepository(db: Kysely<Database>) {
       tokenHash: string;
       createdAt: string;
       expiresAt: string | null;
+      canWrite: boolean;
+      projectIds: number[] | null;
     }): Promise<ApiTokenRow> =>
       db
         .insertInto('api_tokens')
@@ -29,6 +31,8 @@ export function createTokenRepository(db: Kysely<Database>) {
           created_at: values.createdAt,
           expires_at: values.expiresAt,
           last_used_at: null,
+          can_write: values.canWrite,
+          project_ids: values.projectIds && JSON.stringify(values.projectIds),
         })
         .returningAll()
         .executeTakeFirstOrThrow(),
@@ -47,7 +51,10 @@ export function createTokenRepository(db: Kysely<Database>) {
     findByHash: async (
       tokenHash: string,
     ): Promise<
-      | { user: UserRow; tokenId: number; expiresAt: Date | string | null; lastUsedAt: Date | string | null }
+      | {
+          user: UserRow;
+          token: Pick<ApiTokenRow, 'id' | 'expires_at' | 'last_used_at' | 'can_write' | 'project_ids'>;
+        }
       | undefined
     > => {
       const row = await db
@@ -58,12 +65,24 @@ export function createTokenRepository(db: Kysely<Database>) {
           'api_tokens.id as token_id',
           'api_tokens.expires_at as token_expires_at',
           'api_tokens.last_used_at as token_last_used_at',
+          'api_tokens.can_write as token_can_write',
+          'api_tokens.project_ids as token_project_ids',
         ])
         .where('api_tokens.token_hash', '=', tokenHash)
         .executeTakeFirst();
       if (!row) return undefined;
-      const { token_id, token_expires_at, token_last_used_at, ...user } = row;
-      return { user, tokenId: token_id, expiresAt: token_expires_at, lastUsedAt: token_last_used_at };
+      const { token_id, token_expires_at, token_last_used_at, token_can_write, token_project_ids, ...user } =
+        row;
+      return {
+        user,
+        token: {
+          id: token_id,
+          expires_at: token_expires_at,
+          last_used_at: token_last_used_at,
+          can_write: token_can_write,
+          project_ids: token_project_ids,
+        },
+      };
     },
 
     touch: async (id: number, at: string): Promise<void> => {

@@ -32,7 +32,8 @@ export async function tokenRoutes(fastify: FastifyInstance, { tokens }: TokenFea
       {
         schema: {
           summary: 'Your API tokens',
-          description: 'Never the secrets.',
+          description:
+            "Never the secrets. Each with its limits: `scopes` (`['read']` or `['read', 'write']`) and `projectIds` (null: all your projects).",
           tags: ['Tokens'],
           operationId: 'listTokens',
           response: { 200: z.array(apiTokenSchema) },
@@ -46,7 +47,8 @@ export async function tokenRoutes(fastify: FastifyInstance, { tokens }: TokenFea
       {
         schema: {
           summary: 'Create an API token',
-          description: 'The token is in this answer once: keep it. Without `expiresInDays` it never expires.',
+          description:
+            "The token is in this answer once: keep it. Without `expiresInDays` it never expires. `scopes` `['read']` makes a read-only token: any request but GET, HEAD and OPTIONS answers 403 `This token can only read`, and over MCP it has the read tools alone. `projectIds` limits it to those of your projects (your Inbox is one; you must be a member of each, else 400): elsewhere it gets 404 as for what does not exist, lists and the event stream leave the rest out, and it cannot create projects, export, or create a calendar feed or push subscription (403). Left out: `['read', 'write']` and all your projects.",
           tags: ['Tokens'],
           operationId: 'createToken',
           body: createTokenBodySchema,

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
-import type { ApiToken, CreatedToken, CreateTokenBody } from '../../common/tokens';
-import { TOKEN_LIMITS } from '../../common/tokens';
+import type { ApiToken, CreatedToken, CreateTokenFields, TokenScope } from '../../common/tokens';
+import { TOKEN_LIMITS, TOKEN_MESSAGES } from '../../common/tokens';
+import type { Access, TokenLimits } from '../access';
 import { hashToken } from '../auth/tokens';
 import type { ApiTokenRow, UserRow } from '../db/schema';
 import { toBool, toIso, toIsoOrNull } from '../db/values';
-import { notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
 import type { TokenRepository } from './repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,24 +18,40 @@ const TOKEN_MAX_LENGTH = 200;
 export const newApiToken = (): string =>
   `${TOKEN_LIMITS.prefix}${crypto.randomBytes(32).toString('base64url')}`;
 
+/** The stored list of projects (migration 0022): null, all of them. */
+const projectIdsOf = (row: Pick<ApiTokenRow, 'project_ids'>): number[] | null =>
+  row.project_ids === null ? null : (JSON.parse(row.project_ids) as number[]);
+
+const scopesOf = (row: Pick<ApiTokenRow, 'can_write'>): TokenScope[] =>
+  toBool(row.can_write) ? ['read', 'write'] : ['read'];
+
 const toApiToken = (row: ApiTokenRow): ApiToken => ({
   id: row.id,
   name: row.name,
   createdAt: toIso(row.created_at),
   expiresAt: toIsoOrNull(row.expires_at),
   lastUsedAt: toIsoOrNull(row.last_used_at),
+  scopes: scopesOf(row),
+  projectIds: projectIdsOf(row),
 });
 
 export interface TokenServiceDeps {
   tokens: TokenRepository;
+  access: Pick<Access, 'memberships'>;
 }
 
-export function createTokenService({ tokens }: TokenServiceDeps) {
+export function createTokenService({ tokens, access }: TokenServiceDeps) {
   return {
     list: async (userId: number): Promise<ApiToken[]> => (await tokens.list(userId)).map(toApiToken),
 
     /** The token is returned this once; only its hash is stored. */
-    async create(userId: number, body: CreateTokenBody): Promise<CreatedToken> {
+    async create(userId: number, body: CreateTokenFields): Promise<CreatedToken> {
+      const projectIds = body.projectIds ?? null;
+      if (projectIds) {
+        const memberships = await access.memberships(userId);
+        if (!projectIds.every((id) => memberships.has(id)))
+          throw badRequest(TOKEN_MESSAGES.projectIdsNotMember);
+      }
       const token = newApiToken();
       const now = Date.now();
       const row = await tokens.insert({
@@ -43,9 +60,11 @@ export function createTokenService({ tokens }: TokenServiceDeps) {
         tokenHash: hashToken(token),
         createdAt: new Date(now).toISOString(),
         expiresAt: body.expiresInDays ? new Date(now + body.expiresInDays * DAY_MS).toISOString() : null,
+        canWrite: (body.scopes ?? ['read', 'write']).includes('write'),
+        projectIds,
       });
-      const { id, name, createdAt, expiresAt } = toApiToken(row);
-      return { id, name, token, createdAt, expiresAt };
+      const { lastUsedAt: _, ...created } = toApiToken(row);
+      return { ...created, token };
     },
 
     /** Another person's token is answered as one that does not exist. */
@@ -57,21 +76,31 @@ export function createTokenService({ tokens }: TokenServiceDeps) {
      * Authenticates `Authorization: Bearer <token>`: the owner, or null when the token is unknown
      * (revoked, or its user deleted), expired, or its user suspended.
      */
-    async resolve(token: string): Promise<{ user: UserRow; idHash: string } | null> {
+    async resolve(token: string): Promise<{ user: UserRow; idHash: string; limits: TokenLimits } | null> {
       if (!token.startsWith(TOKEN_LIMITS.prefix) || token.length > TOKEN_MAX_LENGTH) return null;
       const idHash = hashToken(token);
       const found = await tokens.findByHash(idHash);
       if (!found) return null;
       const now = Date.now();
-      if (found.expiresAt !== null && new Date(toIso(found.expiresAt)).getTime() <= now) return null;
-      if (toBool(found.user.is_suspended)) return null;
+      const { user, token: row } = found;
+      if (row.expires_at !== null && new Date(toIso(row.expires_at)).getTime() <= now) return null;
+      if (toBool(user.is_suspended)) return null;
       if (
-        found.lastUsedAt === null ||
-        now - new Date(toIso(found.lastUsedAt)).getTime() > TOUCH_INTERVAL_MS
+        row.last_used_at === null ||
+        now - new Date(toIso(row.last_used_at)).getTime() > TOUCH_INTERVAL_MS
       ) {
-        await tokens.touch(found.tokenId, new Date(now).toISOString());
+        await tokens.touch(row.id, new Date(now).toISOString());
       }
-      return { user: found.user, idHash };
+      const projectIds = projectIdsOf(row);
+      return {
+        user,
+        idHash,
+        limits: {
+          userId: user.id,
+          write: toBool(row.can_write),
+          projectIds: projectIds && new Set(projectIds),
+        },
+      };
     },
   };
 }

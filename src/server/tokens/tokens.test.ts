@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectLimitOf, withTokenLimits } from '../access/token-limits';
 import { hashToken } from '../auth/tokens';
 import { BEARER_MESSAGES } from '../http/session';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -63,6 +64,8 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
         token: expect.stringMatching(/^tl_[A-Za-z0-9_-]{43}$/),
         createdAt: expect.any(String),
         expiresAt: null,
+        scopes: ['read', 'write'],
+        projectIds: null,
       });
       expect(new Date(created.createdAt).getTime()).toBeGreaterThanOrEqual(before - 1000);
 
@@ -80,6 +83,8 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
           createdAt: withExpiry.createdAt,
           expiresAt: withExpiry.expiresAt,
           lastUsedAt: null,
+          scopes: ['read', 'write'],
+          projectIds: null,
         },
         {
           id: created.id,
@@ -87,6 +92,8 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
           createdAt: created.createdAt,
           expiresAt: null,
           lastUsedAt: null,
+          scopes: ['read', 'write'],
+          projectIds: null,
         },
       ]);
       expect(list.body).not.toContain(created.token);
@@ -274,6 +281,220 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
       expect((await user.request('GET', '/api/tokens')).json()).toHaveLength(1);
       expect((await user.request('GET', '/api/auth/me')).statusCode).toBe(200);
     });
+  });
+
+  describe('limits (issue 24)', () => {
+    /** Alice with a task in her Inbox, in a project of her own and in one of Bob's she edits in. */
+    async function world() {
+      const alice = await t.signUp();
+      const bob = await t.signUp();
+      const own = (await alice.request('POST', '/api/projects', { name: 'Website' })).json().id as number;
+      const shared = (await bob.request('POST', '/api/projects', { name: 'Garden' })).json().id as number;
+      const added = await bob.request('POST', `/api/projects/${shared}/members`, {
+        user: alice.user.username,
+        role: 'editor',
+      });
+      expect(added.statusCode, added.body).toBe(201);
+      const task = async (who: TestUser, title: string, projectId?: number) => {
+        const created = await who.request('POST', '/api/tasks', { title, projectId });
+        expect(created.statusCode, created.body).toBe(201);
+        return created.json().id as number;
+      };
+      return {
+        alice,
+        bob,
+        own,
+        shared,
+        tasks: {
+          inbox: await task(alice, 'In the Inbox'),
+          own: await task(alice, 'On the website', own),
+          shared: await task(bob, 'In the garden', shared),
+        },
+      };
+    }
+
+    it('creates read-only and project-limited tokens and lists their limits; both by default', async () => {
+      const { alice, own, shared } = await world();
+      const limited = await mint(alice, {
+        name: 'reader',
+        scopes: ['read'],
+        projectIds: [own, alice.inboxId, own],
+      });
+      expect(limited).toMatchObject({ scopes: ['read'], projectIds: [own, alice.inboxId] });
+      const writer = await mint(alice, { name: 'writer', scopes: ['write', 'read'], projectIds: [shared] });
+      expect(writer).toMatchObject({ scopes: ['read', 'write'], projectIds: [shared] });
+      const everything = await mint(alice, { name: 'all', projectIds: null });
+      expect(everything).toMatchObject({ scopes: ['read', 'write'], projectIds: null });
+      const listed = (await alice.request('GET', '/api/tokens')).json();
+      expect(
+        listed.map((token: { name: string; scopes: string[]; projectIds: number[] | null }) => [
+          token.name,
+          token.scopes,
+          token.projectIds,
+        ]),
+      ).toEqual([
+        ['all', ['read', 'write'], null],
+        ['writer', ['read', 'write'], [shared]],
+        ['reader', ['read'], [own, alice.inboxId]],
+      ]);
+    });
+
+    it('refuses bad scopes and projectIds with a 400 naming the field, creating nothing', async () => {
+      const { alice, bob } = await world();
+      const bobsOwn = (await bob.request('POST', '/api/projects', { name: 'Private' })).json().id;
+      for (const [body, field] of [
+        [{ scopes: [] }, 'scopes'],
+        [{ scopes: ['write'] }, 'scopes'],
+        [{ scopes: ['read', 'admin'] }, 'scopes'],
+        [{ scopes: 'read' }, 'scopes'],
+        [{ projectIds: [] }, 'projectIds'],
+        [{ projectIds: [0] }, 'projectIds'],
+        [{ projectIds: ['1'] }, 'projectIds'],
+        [{ projectIds: 'all' }, 'projectIds'],
+        [{ projectIds: [bobsOwn] }, 'projectIds'],
+        [{ projectIds: [bob.inboxId] }, 'projectIds'],
+        [{ projectIds: [alice.inboxId, 99_999_999] }, 'projectIds'],
+      ] as const) {
+        const response = await alice.request('POST', '/api/tokens', { name: 'bad', ...body });
+        expect(response.statusCode, JSON.stringify(body)).toBe(400);
+        expect(response.json().message, JSON.stringify(body)).toContain(field);
+      }
+      expect((await alice.request('GET', '/api/tokens')).json()).toEqual([]);
+    });
+
+    it('a read-only token reads, and gets 403 on every route that is not a read', async () => {
+      const { alice, tasks } = await world();
+      const { id, token } = await mint(alice, { name: 'reader', scopes: ['read'] });
+      expect((await bearer(token, 'GET', '/api/tasks')).json().map((x: { id: number }) => x.id)).toEqual([
+        tasks.inbox,
+      ]);
+      expect((await bearer(token, 'GET', `/api/tasks/${tasks.own}`)).statusCode).toBe(200);
+      const writes = t.routes.filter(
+        (route) => route.url.startsWith('/api/') && !['GET', 'HEAD', 'OPTIONS'].includes(route.method),
+      );
+      expect(writes.length).toBeGreaterThan(50);
+      for (const route of writes) {
+        const url = route.url.replace(/:[A-Za-z]+/g, String(tasks.inbox));
+        for (const payload of ['{}', '{"title": "x", "name": "x"}', '{"oops":']) {
+          const response = await t.app.inject({
+            method: route.method as 'POST',
+            url,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            payload,
+          });
+          expect(response.statusCode, `${route.method} ${url}: ${response.body}`).toBe(403);
+          expect(response.json()).toEqual({ message: 'This token can only read' });
+        }
+      }
+      // Nothing changed: the task, the token and the session are as they were.
+      expect((await alice.request('GET', `/api/tasks/${tasks.inbox}`)).json().title).toBe('In the Inbox');
+      expect((await alice.request('GET', '/api/tokens')).json().map((x: { id: number }) => x.id)).toEqual([
+        id,
+      ]);
+      expect((await alice.request('GET', '/api/auth/me')).statusCode).toBe(200);
+    });
+
+    it('a token limited to some projects sees and changes their tasks alone: 404 elsewhere, lists filtered', async () => {
+      const { alice, own, shared, tasks } = await world();
+      const { token } = await mint(alice, { name: 'website', projectIds: [own] });
+      const as = (method: string, url: string, body?: unknown) => bearer(token, method, url, body);
+      const ids = async (url: string) => {
+        const response = await as('GET', url);
+        expect(response.statusCode, `${url}: ${response.body}`).toBe(200);
+        return response.json().map((x: { id: number }) => x.id);
+      };
+
+      expect(await ids(`/api/tasks?projectId=${own}`)).toEqual([tasks.own]);
+      expect(await ids('/api/tasks?projectId=all')).toEqual([tasks.own]);
+      expect(await ids('/api/tasks?projectId=all&q=garden')).toEqual([]);
+      expect(await ids('/api/projects')).toEqual([own]);
+      // The session sees everything still.
+      expect((await alice.request('GET', '/api/tasks?projectId=all')).json()).toHaveLength(3);
+
+      for (const [method, url, body] of [
+        ['GET', '/api/tasks'],
+        ['GET', '/api/tasks/archived'],
+        ['GET', `/api/tasks?projectId=${shared}`],
+        ['GET', `/api/tasks/archived?projectId=${shared}`],
+        ['GET', `/api/tasks/${tasks.inbox}`],
+        ['GET', `/api/tasks/${tasks.shared}`],
+        ['PATCH', `/api/tasks/${tasks.shared}`, { title: 'Mine now' }],
+        ['PATCH', `/api/tasks/${tasks.own}`, { projectId: shared }],
+        ['POST', `/api/tasks/${tasks.shared}/complete`, {}],
+        ['DELETE', `/api/tasks/${tasks.inbox}`],
+        ['POST', '/api/tasks', { title: 'Into the Inbox' }],
+        ['POST', '/api/tasks', { title: 'Into the garden', projectId: shared }],
+        ['GET', `/api/tasks/${tasks.shared}/comments`],
+        ['POST', `/api/tasks/${tasks.shared}/comments`, { body: 'Hello' }],
+        ['GET', `/api/tasks/${tasks.shared}/checklist`],
+        ['POST', `/api/tasks/${tasks.shared}/checklist`, { title: 'Step' }],
+        ['GET', `/api/tasks/${tasks.shared}/files`],
+        ['GET', `/api/tasks/${tasks.shared}/activity`],
+        ['GET', `/api/tasks/${tasks.shared}/ai-runs`],
+        ['GET', `/api/tasks/${tasks.shared}/reminders`],
+        ['GET', `/api/projects/${shared}/sections`],
+        ['POST', `/api/projects/${shared}/sections`, { name: 'Doing' }],
+        ['GET', `/api/projects/${shared}/members`],
+        ['PATCH', `/api/projects/${alice.inboxId}`, { color: 'red' }],
+      ] as const) {
+        const response = await as(method, url, body);
+        expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(404);
+        expect(response.json().message).toMatch(/ not found$/);
+      }
+
+      // Inside its project it works as the person's own session does.
+      expect((await as('PATCH', `/api/tasks/${tasks.own}`, { title: 'Relaunch' })).statusCode).toBe(200);
+      expect((await as('POST', '/api/tasks', { title: 'New page', projectId: own })).statusCode).toBe(201);
+      expect((await as('POST', `/api/tasks/${tasks.own}/comments`, { body: 'Done' })).statusCode).toBe(201);
+      expect((await as('GET', `/api/projects/${own}/members`)).statusCode).toBe(200);
+
+      // What would reach past its projects is refused: a new project, an export, a calendar feed.
+      for (const [method, url] of [
+        ['POST', '/api/projects'],
+        ['GET', '/api/export?format=json'],
+        ['GET', '/api/export?format=csv'],
+        ['POST', '/api/calendar-feed'],
+      ] as const) {
+        const response = await as(method, url, method === 'POST' ? { name: 'More' } : undefined);
+        expect(response.statusCode, `${method} ${url}: ${response.body}`).toBe(403);
+        expect(response.json()).toEqual({ message: 'This token is limited to some projects' });
+      }
+      expect((await alice.request('GET', '/api/projects')).json()).toHaveLength(3);
+      expect((await alice.request('GET', `/api/tasks/${tasks.shared}`)).json().title).toBe('In the garden');
+    });
+
+    it('never widens: a project it was limited to that is left or deleted is simply gone from it', async () => {
+      const { alice, bob, shared, tasks } = await world();
+      const { token } = await mint(alice, { name: 'garden', projectIds: [shared] });
+      expect((await bearer(token, 'GET', '/api/projects')).json().map((p: { id: number }) => p.id)).toEqual([
+        shared,
+      ]);
+      expect(
+        (await bob.request('DELETE', `/api/projects/${shared}/members/${alice.user.id}`)).statusCode,
+      ).toBe(204);
+      expect((await bearer(token, 'GET', '/api/projects')).json()).toEqual([]);
+      expect((await bearer(token, 'GET', '/api/tasks?projectId=all')).json()).toEqual([]);
+      expect((await bearer(token, 'GET', `/api/tasks/${tasks.shared}`)).statusCode).toBe(404);
+      expect((await bob.request('DELETE', `/api/projects/${shared}`)).statusCode).toBe(204);
+      expect((await bearer(token, 'GET', '/api/projects')).json()).toEqual([]);
+      expect((await bearer(token, 'GET', `/api/tasks/${tasks.own}`)).statusCode).toBe(404);
+      expect((await bearer(token, 'GET', '/api/tasks')).statusCode).toBe(404);
+    });
+  });
+
+  it('jobs woken in a token’s request run without its limits (decision 042)', async () => {
+    const user = await t.signUp();
+    const seen: Array<ReadonlySet<number> | null> = [];
+    t.ctx.jobs.register('token-limits-probe', async (_job, run) => {
+      seen.push(projectLimitOf(user.user.id));
+      await run.complete();
+    });
+    await t.ctx.jobs.enqueue([{ key: `probe-${user.user.id}`, kind: 'token-limits-probe', payload: {} }]);
+    withTokenLimits({ userId: user.user.id, write: true, projectIds: new Set([user.inboxId]) }, () =>
+      t.ctx.jobs.wake(),
+    );
+    await t.ctx.jobs.runDue();
+    expect(seen).toEqual([null]);
   });
 
   describe('your devices', () => {

@@ -148,6 +148,8 @@ const COLUMNS = {
     created_at: 'timestamp',
     expires_at: 'timestamp?',
     last_used_at: 'timestamp?',
+    can_write: 'bool',
+    project_ids: 'text?',
   },
   passkeys: {
     id: 'id',
@@ -420,6 +422,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     priority: 4,
   },
   users: { time_zone: null },
+  api_tokens: { can_write: true, project_ids: null },
 };
 
 /** Tables whose `id` is generated (an identity column on PostgreSQL); ai_credentials is keyed by its user. */
