@@ -292,7 +292,7 @@ describeBrowser('priorities, labels and saved filters in the browser', () => {
                   }
                   return sidebar.isHidden();
                 },
-                { timeout: budget(20_000), intervals: [500] },
+                { timeout: budget(20_000), interval: 500 },
               )
               .toBe(true);
           }
