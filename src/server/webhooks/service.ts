@@ -99,6 +99,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   const now = () => clock.now().toISOString();
 
   /** The caller's webhook, or 404: someone else's does not exist for them. */
+  /**
+   * A webhook hears of its owner's Inbox and assigned tasks, or of a whole project, beyond what a
+   * token limited to some projects may see (issue 24): such a token manages none (403).
+   */
+  const caller = (userId: number) => access.requireAllProjects(userId);
+
   async function own(userId: number, id: number): Promise<WebhookRow> {
     const row = await db
       .selectFrom('webhooks')
@@ -419,6 +425,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     emit,
 
     async list(userId: number): Promise<Webhook[]> {
+      caller(userId);
       const rows = await db
         .selectFrom('webhooks')
         .selectAll()
@@ -429,6 +436,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     async create(userId: number, input: CreateWebhookBody): Promise<CreatedWebhook> {
+      caller(userId);
       const body = createWebhookBodySchema.parse(input);
       if (body.projectId != null) await access.requireProjectRole({ id: userId }, body.projectId, 'admin');
       const url = await checkUrl(body.url);
@@ -461,6 +469,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     async update(userId: number, id: number, input: UpdateWebhookBody): Promise<Webhook> {
+      caller(userId);
       const body = updateWebhookBodySchema.parse(input);
       const current = await own(userId, id);
       // Still admin or more in its project: a demoted owner cannot change it back on.
@@ -486,12 +495,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     async remove(userId: number, id: number): Promise<void> {
+      caller(userId);
       const hook = await own(userId, id);
       await db.deleteFrom('webhooks').where('id', '=', hook.id).execute();
     },
 
     /** 'Send test': a `ping` with `{webhookId}`, at once, even while the webhook is off. */
     async test(userId: number, id: number): Promise<{ eventId: string }> {
+      caller(userId);
       const hook = await own(userId, id);
       const eventId = newEventId();
       await db.transaction().execute((trx) =>
@@ -511,6 +522,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     },
 
     async deliveries(userId: number, id: number): Promise<WebhookDelivery[]> {
+      caller(userId);
       const hook = await own(userId, id);
       const rows = await db
         .selectFrom('webhook_deliveries')
@@ -545,6 +557,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     /** The same event (its id and body unchanged: receivers dedupe by `webhook-id`), sent again now. */
     async redeliver(userId: number, id: number, deliveryId: number): Promise<{ eventId: string }> {
+      caller(userId);
       const hook = await own(userId, id);
       const delivery = await db
         .selectFrom('webhook_deliveries')

@@ -194,6 +194,36 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
     expect((await ana.request('DELETE', `/api/webhooks/${created.id}`)).statusCode).toBe(404);
   });
 
+  it('a token limited to some projects may not see or manage webhooks, which reach beyond them (issue 24)', async () => {
+    const ana = await t.signUp();
+    const hook = await createHook(ana, {});
+    const minted = await ok<{ token: string }>(
+      ana.request('POST', '/api/tokens', { name: 'limited', projectIds: [ana.inboxId] }),
+      201,
+    );
+    const limited = { message: 'This token is limited to some projects' };
+    for (const [method, url, payload] of [
+      ['GET', '/api/webhooks', undefined],
+      ['POST', '/api/webhooks', { url: receiver.url, events: ['task.created'] }],
+      ['PATCH', `/api/webhooks/${hook.id}`, { active: false }],
+      ['POST', `/api/webhooks/${hook.id}/test`, undefined],
+      ['GET', `/api/webhooks/${hook.id}/deliveries`, undefined],
+      ['DELETE', `/api/webhooks/${hook.id}`, undefined],
+    ] as const) {
+      const answer = await t.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${minted.token}` },
+        ...(payload ? { payload } : {}),
+      });
+      expect([method, url, answer.statusCode, answer.json()]).toEqual([method, url, 403, limited]);
+    }
+    // Nothing changed; the same token for all projects may.
+    expect(await ok<Webhook[]>(ana.request('GET', '/api/webhooks'))).toMatchObject([
+      { id: hook.id, active: true },
+    ]);
+  });
+
   it("a project's webhook needs admin or more there", async () => {
     const owner = await t.signUp();
     const editor = await t.signUp();
