@@ -1,13 +1,38 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginResponse } from '../src/common/auth';
 import type { Task } from '../src/common/tasks';
+import type { CreatedWebhook, WebhookDelivery } from '../src/common/webhooks';
 import { createPgSchema, type PgSchema } from '../src/server/testing/database';
 import { startSmtpServer } from '../src/server/testing/smtp';
 import { ADMIN, budget, type RunningServer, startServer } from './harness';
 
 const BASE_URL = process.env.TEST_DATABASE_URL;
 if (!BASE_URL && process.env.CI === 'true') throw new Error('TEST_DATABASE_URL is needed for e2e/reminders');
+
+const until = async (what: string, done: () => boolean | Promise<boolean>, ms = budget(20_000)) => {
+  const start = Date.now();
+  while (!(await done())) {
+    if (Date.now() - start > ms) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+/** Signs the admin in on `url`: the headers of its requests. */
+async function signIn(url: string) {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  return {
+    'user-session': ((await login.json()) as LoginResponse).sessionId,
+    'Content-Type': 'application/json',
+  };
+}
 
 /**
  * Issue 22: an instance killed (kill -9) in the middle of sending a reminder's e-mail loses
@@ -41,14 +66,6 @@ describe.runIf(BASE_URL)('a reminder whose instance is killed mid-delivery', () 
     }
   }
 
-  const until = async (what: string, done: () => boolean | Promise<boolean>, ms = budget(20_000)) => {
-    const start = Date.now();
-    while (!(await done())) {
-      if (Date.now() - start > ms) throw new Error(`waited ${ms} ms for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-
   it('is sent once, by the next instance, after the lease', async () => {
     const env = {
       DATABASE_URL: schema.url,
@@ -59,15 +76,7 @@ describe.runIf(BASE_URL)('a reminder whose instance is killed mid-delivery', () 
     };
     const first = await startServer(env);
     servers.push(first);
-    const login = await fetch(`${first.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const headers = {
-      'user-session': ((await login.json()) as LoginResponse).sessionId,
-      'Content-Type': 'application/json',
-    };
+    const headers = await signIn(first.url);
     const task = (await (
       await fetch(`${first.url}/api/tasks`, {
         method: 'POST',
@@ -102,5 +111,92 @@ describe.runIf(BASE_URL)('a reminder whose instance is killed mid-delivery', () 
       { kind: 'remind', state: 'done', attempts: 1 },
       { kind: 'deliver', state: 'done', attempts: 2 },
     ]);
+  });
+});
+
+/**
+ * Issue 24: a webhook delivery whose instance is killed (kill -9) while the receiver has not yet
+ * answered is sent again by the next instance after the lease: the same event, the same id, signed
+ * so the receiver verifies it; and once delivered, never again.
+ */
+describe.runIf(BASE_URL)('a webhook delivery whose instance is killed mid-send', () => {
+  let schema: PgSchema;
+  const servers: RunningServer[] = [];
+  const received: Array<{ headers: http.IncomingHttpHeaders; body: string }> = [];
+  // The first request is held open and never answered: its instance hangs in the send.
+  const receiver = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      if (received.length > 1) response.writeHead(204).end();
+    });
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    schema = await createPgSchema(BASE_URL!, 'webhooks_crash');
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
+    await schema?.drop();
+  });
+
+  it('is delivered once, by the next instance, after the lease', async () => {
+    const env = {
+      DATABASE_URL: schema.url,
+      WEBHOOKS_ALLOW_PRIVATE: 'true',
+      // Shared by every instance (each has its own DATA_DIR), as the README says: it seals the
+      // signing secrets, which another key could not read.
+      AI_SECRET: 'a shared secret of at least thirty-two characters',
+      JOBS_POLL_INTERVAL_MS: '200',
+      JOBS_LEASE_MS: '4000',
+    };
+    const first = await startServer(env);
+    servers.push(first);
+    const headers = await signIn(first.url);
+    const { port } = receiver.address() as AddressInfo;
+    const hook = (await (
+      await fetch(`${first.url}/api/webhooks`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, events: ['task.created'] }),
+      })
+    ).json()) as CreatedWebhook;
+    const created = await fetch(`${first.url}/api/tasks`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ title: 'Killed mid-delivery' }),
+    });
+    expect(created.status).toBe(201);
+    await until('the first instance to be sending', () => received.length === 1);
+    await first.crash();
+
+    const second = await startServer(env);
+    servers.push(second);
+    await until('the next instance to send it again', () => received.length === 2);
+    const [held, sent] = received;
+    expect(sent!.headers['webhook-id']).toBe(held!.headers['webhook-id']);
+    expect(sent!.body).toBe(held!.body);
+    const event = new Webhook(hook.secret).verify(sent!.body, sent!.headers as Record<string, string>) as {
+      type: string;
+      data: Task;
+    };
+    expect([event.type, event.data.title]).toEqual(['task.created', 'Killed mid-delivery']);
+    // Several more polls: nothing is sent again, and the log says so.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(received).toHaveLength(2);
+    const log = (await (
+      await fetch(`${second.url}/api/webhooks/${hook.id}/deliveries`, { headers: await signIn(second.url) })
+    ).json()) as WebhookDelivery[];
+    expect(log.find((entry) => entry.status === 'succeeded')).toMatchObject({
+      type: 'task.created',
+      responseStatus: 204,
+    });
+    expect(log.filter((entry) => entry.status === 'succeeded')).toHaveLength(1);
   });
 });
