@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CheckIcon, CopyIcon, KeyRoundIcon, Trash2Icon } from 'lucide-react';
+import { KeyRoundIcon, Trash2Icon } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
@@ -18,6 +18,7 @@ import { ConfirmButton } from '../ui/confirm-button';
 import { FormAlert, FormField, SubmitButton } from '../ui/form';
 import { fieldClasses, Input } from '../ui/input';
 import { formatDate, QueryList, Section } from '../ui/section';
+import { ShownOnce } from '../ui/shown-once';
 import { useSubmitError } from '../ui/use-submit-error';
 import { toast } from '../ui/use-toast';
 import { apiTokensKey, createApiToken, revokeApiToken, useApiTokens, useSecurityAction } from './api';
@@ -38,42 +39,6 @@ const tokenFormSchema = z.object({
 });
 type TokenForm = z.infer<typeof tokenFormSchema>;
 const EMPTY: TokenForm = { name: '', expires: '90', readOnly: false, projectIds: [] };
-
-/** The new token, shown this once with a copy button. */
-function NewToken({ token, onDone }: { token: CreatedToken; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const copy = () =>
-    navigator.clipboard.writeText(token.token).then(
-      () => setCopied(true),
-      () =>
-        toast({ title: 'Could not copy: select the token and copy it yourself.', variant: 'destructive' }),
-    );
-  return (
-    <div role="status" className="grid gap-2 rounded-lg border border-primary/40 bg-primary/5 px-4 py-3">
-      <p className="text-sm font-medium">
-        Your new token '{token.name}'. Copy it now: it is not shown again.
-      </p>
-      <div className="flex gap-2">
-        <Input
-          readOnly
-          aria-label={`API token ${token.name}`}
-          value={token.token}
-          className="font-mono text-xs"
-          onFocus={(event) => event.currentTarget.select()}
-        />
-        <Button type="button" variant="outline" onClick={() => void copy()}>
-          {copied ? <CheckIcon aria-hidden /> : <CopyIcon aria-hidden />}
-          {copied ? 'Copied' : 'Copy'}
-        </Button>
-      </div>
-      <div>
-        <Button type="button" variant="link" size="sm" className="h-auto px-0" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </div>
-  );
-}
 
 function TokenRow({ token, projectNames }: { token: ApiToken; projectNames: ReadonlyMap<number, string> }) {
   const revoke = useSecurityAction(revokeApiToken, apiTokensKey);
@@ -154,7 +119,14 @@ export function TokensSection() {
         <code className="text-xs">Authorization: Bearer</code>. It cannot change your password or security
         settings.
       </p>
-      {created && <NewToken token={created} onDone={() => setCreated(null)} />}
+      {created && (
+        <ShownOnce
+          label={`API token ${created.name}`}
+          message={`Your new token '${created.name}'. Copy it now: it is not shown again.`}
+          value={created.token}
+          onDone={() => setCreated(null)}
+        />
+      )}
       <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem] sm:items-end">
         <FormAlert className="sm:col-span-2">{failure.error}</FormAlert>
         <FormField label="Token name" error={errors.name?.message}>

@@ -1,5 +1,4 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { CheckIcon, CopyIcon } from 'lucide-react';
 import { useState } from 'react';
 import { errorMessage } from '../lib/api';
 import { Button } from '../ui/button';
@@ -11,8 +10,8 @@ import {
   DialogHeader,
   DialogTitle,
 } from '../ui/dialog';
-import { Input } from '../ui/input';
 import { formatDate } from '../ui/section';
+import { ShownOnce } from '../ui/shown-once';
 import { toast } from '../ui/use-toast';
 import { calendarFeedKey, createCalendarFeed, turnOffCalendarFeed, useCalendarFeed } from './api';
 
@@ -21,7 +20,6 @@ export function CalendarFeedDialog({ open, onOpenChange }: ControlledDialogProps
   const status = useCalendarFeed();
   const queryClient = useQueryClient();
   const [url, setUrl] = useState<string | null>(null);
-  const [copied, setCopied] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const run = async (action: () => Promise<void>, failure: string) => {
@@ -38,7 +36,6 @@ export function CalendarFeedDialog({ open, onOpenChange }: ControlledDialogProps
   const create = () =>
     run(async () => {
       setUrl((await createCalendarFeed()).url);
-      setCopied(false);
     }, 'Could not create the address.');
   const turnOff = () =>
     run(async () => {
@@ -46,13 +43,6 @@ export function CalendarFeedDialog({ open, onOpenChange }: ControlledDialogProps
       setUrl(null);
       toast({ title: 'Calendar feed turned off.' });
     }, 'Could not turn the feed off.');
-  const copy = () =>
-    navigator.clipboard.writeText(url ?? '').then(
-      () => setCopied(true),
-      () =>
-        toast({ title: 'Could not copy: select the address and copy it yourself.', variant: 'destructive' }),
-    );
-
   const enabled = status.data?.enabled ?? false;
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -65,25 +55,12 @@ export function CalendarFeedDialog({ open, onOpenChange }: ControlledDialogProps
           </DialogDescription>
         </DialogHeader>
         {url ? (
-          <div
-            role="status"
-            className="grid gap-2 rounded-lg border border-primary/40 bg-primary/5 px-4 py-3"
-          >
-            <p className="text-sm font-medium">Your new address. Copy it now: it is not shown again.</p>
-            <div className="flex gap-2">
-              <Input
-                readOnly
-                aria-label="Calendar feed address"
-                value={url}
-                className="font-mono text-xs"
-                onFocus={(event) => event.currentTarget.select()}
-              />
-              <Button type="button" variant="outline" onClick={() => void copy()}>
-                {copied ? <CheckIcon aria-hidden /> : <CopyIcon aria-hidden />}
-                {copied ? 'Copied' : 'Copy'}
-              </Button>
-            </div>
-          </div>
+          <ShownOnce
+            key={url}
+            label="Calendar feed address"
+            message="Your new address. Copy it now: it is not shown again."
+            value={url}
+          />
         ) : (
           <p className="text-sm text-muted-foreground">
             {enabled && status.data?.createdAt

@@ -10,10 +10,11 @@ type ShownOnceProps = {
   /** The line above it: copy it now, it is not shown again. */
   message: string;
   value: string;
-  onDone: () => void;
+  /** 'Done' puts it away; without it, it stays until its parent drops it. */
+  onDone?: () => void;
 };
 
-/** A secret the server answers once (a webhook's signing secret), with Copy and Done. */
+/** A secret the server answers once (a token, a webhook's signing secret, a feed's address), with Copy. */
 export function ShownOnce({ label, message, value, onDone }: ShownOnceProps) {
   const [copied, setCopied] = useState(false);
   const copy = () =>
@@ -38,11 +39,13 @@ export function ShownOnce({ label, message, value, onDone }: ShownOnceProps) {
           {copied ? 'Copied' : 'Copy'}
         </Button>
       </div>
-      <div>
-        <Button type="button" variant="link" size="sm" className="h-auto px-0" onClick={onDone}>
-          Done
-        </Button>
-      </div>
+      {onDone && (
+        <div>
+          <Button type="button" variant="link" size="sm" className="h-auto px-0" onClick={onDone}>
+            Done
+          </Button>
+        </div>
+      )}
     </div>
   );
 }
