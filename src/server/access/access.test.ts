@@ -4,6 +4,7 @@ import { WEBHOOKS_PATH } from '../../common/webhooks';
 import { nowIso } from '../db/values';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { insertProposal } from '../testing/proposals';
 import { CALLERS, type Caller, shareProject, signUpTeam, type Team } from '../testing/team';
 import { ACCESS_MESSAGES } from '.';
 
@@ -126,45 +127,19 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       201,
     );
     // An AI run that proposed a rename, as a run writes it.
-    const db = t.ctx.db.kysely;
-    const run = await db
-      .insertInto('ai_runs')
-      .values({
-        user_id: owner.user.id,
-        task_id: task.id,
-        agent_id: null,
-        agent_title: null,
-        model: 'test-model',
-        started_at: nowIso(),
-        duration_ms: 1,
-        input_tokens: 1,
-        output_tokens: 1,
-        status: 'succeeded',
-        error: null,
-        notes: '',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const proposal = await db
-      .insertInto('ai_proposals')
-      .values({
-        run_id: run.id,
-        user_id: owner.user.id,
-        task_id: task.id,
-        tool: 'rename_task',
-        arguments: JSON.stringify({ title: 'Renamed by AI' }),
-        status: 'pending',
-        error: null,
-        created_at: nowIso(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const { proposalId } = await insertProposal(t.ctx.db.kysely, {
+      userId: owner.user.id,
+      taskId: task.id,
+      tool: 'rename_task',
+      args: { title: 'Renamed by AI' },
+      at: nowIso(),
+    });
     return {
       projectId,
       task,
       itemId: item.id,
       fileId: file!.id,
-      proposalId: proposal.id,
+      proposalId,
       commentId: comment.id,
       sectionId: section.id,
     };

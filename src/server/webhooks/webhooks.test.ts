@@ -16,6 +16,7 @@ import { urlGuardMessages } from '../http/url-guard';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { createTestClock, type TestClock } from '../testing/clock';
 import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
+import { insertProposal } from '../testing/proposals';
 import { startSmtpServer } from '../testing/smtp';
 
 /** What the receiver got: the raw body and the three Standard Webhooks headers. */
@@ -369,40 +370,14 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
     const ana = await t.signUp();
     const hook = await createHook(ana, { events: ['task.created'] });
     const task = await ok<Task>(ana.request('POST', '/api/tasks', { title: 'Big job' }), 201);
-    const db = t.ctx.db.kysely;
-    const run = await db
-      .insertInto('ai_runs')
-      .values({
-        user_id: ana.user.id,
-        task_id: task.id,
-        agent_id: null,
-        agent_title: null,
-        model: 'test-model',
-        started_at: clock.now().toISOString(),
-        duration_ms: 1,
-        input_tokens: 1,
-        output_tokens: 1,
-        status: 'succeeded',
-        error: null,
-        notes: '',
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const proposal = await db
-      .insertInto('ai_proposals')
-      .values({
-        run_id: run.id,
-        user_id: ana.user.id,
-        task_id: task.id,
-        tool: 'create_tasks',
-        arguments: JSON.stringify({ tasks: [{ title: 'Half one' }, { title: 'Half two' }] }),
-        status: 'pending',
-        error: null,
-        created_at: clock.now().toISOString(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await ok(ana.request('POST', `/api/ai/proposals/${proposal.id}/apply`));
+    const { proposalId } = await insertProposal(t.ctx.db.kysely, {
+      userId: ana.user.id,
+      taskId: task.id,
+      tool: 'create_tasks',
+      args: { tasks: [{ title: 'Half one' }, { title: 'Half two' }] },
+      at: clock.now().toISOString(),
+    });
+    await ok(ana.request('POST', `/api/ai/proposals/${proposalId}/apply`));
     await t.ctx.jobs.runDue();
     const bodies = receiver.received.map((delivery) => verify(hook.secret, delivery, clock.now()));
     const listed = await ok<Task[]>(ana.request('GET', '/api/tasks'));
