@@ -142,12 +142,16 @@ describeBrowser('the installable app', () => {
     try {
       await controlled(page);
       await page.route('**/api/auth/providers', (route) => route.fulfill({ json: { stubbed: true } }));
-      const answered = page.waitForResponse((response) => response.url().endsWith('/api/auth/providers'));
-      const body = await page.evaluate(() =>
-        fetch('/api/auth/providers').then((response) => response.json()),
-      );
+      const ask = () => page.evaluate(() => fetch('/api/auth/providers').then((response) => response.json()));
+      // Playwright attaches to the worker on its own time: until then, a request the worker passes
+      // on escapes the route (seen once at load 11). Once attached, every one is stubbed.
+      await expect.poll(ask, { timeout: budget(10_000) }).toEqual({ stubbed: true });
+      const [answered, body] = await Promise.all([
+        page.waitForResponse((response) => response.url().endsWith('/api/auth/providers')),
+        ask(),
+      ]);
       expect(body).toEqual({ stubbed: true });
-      expect((await answered).fromServiceWorker()).toBe(false);
+      expect(answered.fromServiceWorker()).toBe(false);
     } finally {
       await context.close();
     }
