@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { SESSION_HEADER, SESSION_HEADER_ALT } from '../../common/spec';
+import { TOKEN_MESSAGES } from '../../common/tokens';
 import { assertTokenMayUse, READ_METHODS, type TokenLimits, withTokenLimits } from '../access/token-limits';
 import type { SessionStore } from '../auth/sessions';
 import type { UserRow } from '../db/schema';
@@ -152,10 +153,14 @@ function refuseApiToken(request: FastifyRequest): void {
   if (request.session?.via === 'token') throw forbidden(BEARER_MESSAGES.sessionRequired);
 }
 
-/** preHandler: the caller must be an administrator. */
+/**
+ * preHandler: the caller must be an administrator, with the whole of their powers: a token limited
+ * to some projects (issue 24) does not administer the server's accounts.
+ */
 export async function requireAdmin(request: FastifyRequest): Promise<void> {
   if (!request.session) throw unauthorized();
   if (!toBool(request.session.user.is_admin)) throw forbidden('Administrator access is required.');
+  if (request.session.limits?.projectIds) throw forbidden(TOKEN_MESSAGES.projectLimited);
 }
 
 /** The signed-in user; only call behind requireUser. */

@@ -463,6 +463,18 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
       expect((await alice.request('GET', `/api/tasks/${tasks.shared}`)).json().title).toBe('In the garden');
     });
 
+    it("an administrator's token limited to some projects does not administer the server (403)", async () => {
+      const admin = await t.signUp({ isAdmin: true });
+      const limited = await mint(admin, { name: 'inbox', projectIds: [admin.inboxId] });
+      const refused = await bearer(limited.token, 'GET', '/api/admin/users');
+      expect([refused.statusCode, refused.json()]).toEqual([
+        403,
+        { message: 'This token is limited to some projects' },
+      ]);
+      const everything = await mint(admin, { name: 'all' });
+      expect((await bearer(everything.token, 'GET', '/api/admin/users')).statusCode).toBe(200);
+    });
+
     it('never widens: a project it was limited to that is left or deleted is simply gone from it', async () => {
       const { alice, bob, shared, tasks } = await world();
       const { token } = await mint(alice, { name: 'garden', projectIds: [shared] });
