@@ -219,6 +219,28 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await card(section(page, third), 'Dentist').waitFor();
     expect(await card(section(page, 'Today'), 'Dentist').count()).toBe(0);
 
+    // By keyboard: Alt+Down moves the focused card a day on, Alt+Up a day back; focus stays on it.
+    await card(section(page, third), 'Dentist').focus();
+    const [moved] = await Promise.all([
+      page.waitForResponse(
+        (response) =>
+          response.request().method() === 'PATCH' && response.url().endsWith(`/api/tasks/${call.id}`),
+      ),
+      page.keyboard.press('Alt+ArrowDown'),
+    ]);
+    expect(moved.ok()).toBe(true);
+    const fourthDay = longDayHeading(addDays(day, 3));
+    await card(section(page, fourthDay), 'Dentist').waitFor();
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Dentist');
+    await page.keyboard.press('Alt+ArrowUp');
+    await card(section(page, third), 'Dentist').waitFor();
+    await expect.poll(async () => (await task(page, call.id)).dueDate).toBe(addDays(day, 2));
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')))
+      .toBe('Dentist');
+
     // 'Add a task' under a day: due that day, in the Inbox.
     const fourth = longDayHeading(addDays(day, 3));
     await page.getByRole('button', { name: `${VIEW_COPY.addTask}, ${fourth}` }).click();

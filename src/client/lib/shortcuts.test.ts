@@ -25,6 +25,16 @@ describe('shortcutFor', () => {
   beforeAll(() => vi.stubGlobal('HTMLElement', FakeElement));
   afterAll(() => vi.unstubAllGlobals());
 
+  it('moves a focused task a day on with Alt and the arrows (Upcoming), never while typing', () => {
+    expect(press('ArrowDown', { altKey: true })).toBe('next-day');
+    expect(press('ArrowUp', { altKey: true })).toBe('previous-day');
+    expect(press('ArrowDown')).toBeNull();
+    expect(press('ArrowDown', { altKey: true, shiftKey: true })).toBeNull();
+    expect(press('ArrowDown', { altKey: true, ctrlKey: true })).toBeNull();
+    const field = new FakeElement('INPUT') as unknown as EventTarget;
+    expect(press('ArrowDown', { altKey: true, target: field })).toBeNull();
+  });
+
   it('maps the single keys', () => {
     expect(['n', '/', 'j', 'k', 'Enter', 'e', 'x', '?'].map((key) => press(key))).toEqual([
       'new-task',

@@ -2,8 +2,8 @@
  * Every keyboard shortcut (issue 13), decided in one place: the app-wide listener
  * (app/KeyboardShortcuts.tsx), the focused task card (tasks/TaskCard.tsx) and the '?' help dialog
  * all read this module. Single keys fire only outside text fields and with no modifier held (Shift
- * only where named); Ctrl/Cmd+K is the only key combination. 'g' then a letter goes to a screen
- * (issue 21), read by shortcutReader.
+ * only where named); the key combinations are Ctrl/Cmd+K and, on Upcoming's cards, Alt with the up
+ * and down arrows (issue 23). 'g' then a letter goes to a screen (issue 21), read by shortcutReader.
  */
 
 export type Shortcut =
@@ -20,7 +20,9 @@ export type Shortcut =
   | 'go-inbox'
   | 'go-assigned'
   | 'go-today'
-  | 'go-upcoming';
+  | 'go-upcoming'
+  | 'next-day'
+  | 'previous-day';
 
 /** What the help dialog lists: the keys as shown, and what they do. */
 export const SHORTCUT_LIST: readonly {
@@ -44,6 +46,8 @@ export const SHORTCUT_LIST: readonly {
   { scope: 'On a focused task', keys: ['e'], label: 'Edit the title' },
   { scope: 'On a focused task', keys: ['x'], label: 'Complete' },
   { scope: 'On a focused task', keys: ['Shift', 'Delete'], label: 'Delete' },
+  { scope: 'On a focused task', keys: ['Alt', '↓'], label: 'Upcoming: move to the next day' },
+  { scope: 'On a focused task', keys: ['Alt', '↑'], label: 'Upcoming: move to the day before' },
 ];
 
 /** The search field's id: '/' focuses it from anywhere outside a text field. */
@@ -85,6 +89,16 @@ export function shortcutFor(event: KeyPress, prefix: string | null = null): Shor
   if (event.isComposing) return null;
   if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && key.toLowerCase() === 'k')
     return event.repeat ? null : 'palette';
+  if (
+    event.altKey &&
+    !event.ctrlKey &&
+    !event.metaKey &&
+    !event.shiftKey &&
+    !isTyping(event.target) &&
+    (key === 'ArrowDown' || key === 'ArrowUp')
+  ) {
+    return key === 'ArrowDown' ? 'next-day' : 'previous-day';
+  }
   if (!isPlain(event)) return null;
   // '?' needs Shift on many layouts and none on others.
   if (key === '?') return 'help';

@@ -11,7 +11,8 @@ export const VIEW_COPY = {
   cancel: 'Cancel',
   todayEmpty: 'Nothing due today',
   todayEmptyHint: 'Tasks due today and overdue ones, in your Inbox and assigned to you, show here.',
-  upcomingHint: 'The next 14 days. Drag a task to another day to reschedule it.',
+  upcomingHint:
+    'The next 14 days. Drag a task to another day to reschedule it, or press Alt+↓ or Alt+↑ on it.',
   nothingDue: 'Nothing due.',
   previousMonth: 'Previous month',
   nextMonth: 'Next month',
