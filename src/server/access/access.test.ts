@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../common/tasks';
 import { WEBHOOKS_PATH } from '../../common/webhooks';
 import { nowIso } from '../db/values';
+import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { insertProposal } from '../testing/proposals';
@@ -94,11 +95,7 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       headers: { ...caller.headers, ...raw.headers },
       payload: raw.payload,
     });
-  const ok = async <T>(response: Promise<Response>, status = 200): Promise<T> => {
-    const answer = await response;
-    expect(answer.statusCode, JSON.stringify(answer.json())).toBe(status);
-    return answer.json() as T;
-  };
+  const ok = expectStatus;
 
   /** A project with one member of each role, and a task in it with something of everything. */
   async function fixture(): Promise<Fixture> {

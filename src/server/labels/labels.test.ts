@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LABEL_MESSAGES, type Label, type SavedFilter } from '../../common/labels';
 import type { Task } from '../../common/tasks';
 import { ACCESS_MESSAGES } from '../access';
+import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { shareProject, signUpTeam } from '../testing/team';
@@ -45,14 +46,7 @@ describe.each(testDialects)('priorities, labels and saved filters on %s', (diale
     await t.close();
   });
 
-  const ok = async <T>(
-    response: Promise<{ statusCode: number; body: string; json(): unknown }>,
-    status = 200,
-  ) => {
-    const answer = await response;
-    expect(answer.statusCode, answer.body).toBe(status);
-    return (answer.body ? answer.json() : undefined) as T;
-  };
+  const ok = expectStatus;
   const createTask = (user: TestUser, body: Record<string, unknown>) =>
     ok<Task>(user.request('POST', '/api/tasks', body), 201);
   const createLabel = (user: TestUser, name: string, color = 'teal') =>

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Project } from '../../common/projects';
 import type { Task } from '../../common/tasks';
+import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 
@@ -19,17 +20,8 @@ describe.each(testDialects)('the due window of the task lists on %s', (dialect) 
     await t.close();
   });
 
-  async function ok<T>(
-    user: TestUser,
-    method: string,
-    url: string,
-    body?: unknown,
-    status = 200,
-  ): Promise<T> {
-    const response = await user.request(method, url, body);
-    expect(response.statusCode, response.body).toBe(status);
-    return response.json() as T;
-  }
+  const ok = <T>(user: TestUser, method: string, url: string, body?: unknown, status = 200) =>
+    expectStatus<T>(user.request(method, url, body), status);
   const task = (user: TestUser, title: string, fields: Record<string, unknown> = {}) =>
     ok<Task>(user, 'POST', '/api/tasks', { title, ...fields }, 201);
   const titles = async (user: TestUser, query: string) =>

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../common/activity';
 import type { Project } from '../../common/projects';
 import type { Task } from '../../common/tasks';
+import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 
@@ -22,17 +23,8 @@ describe.each(testDialects)('tasks in projects on %s', (dialect) => {
     await t.close();
   });
 
-  async function ok<T>(
-    user: TestUser,
-    method: string,
-    url: string,
-    body?: unknown,
-    status = 200,
-  ): Promise<T> {
-    const response = await user.request(method, url, body);
-    expect(response.statusCode, response.body).toBe(status);
-    return (status === 204 ? undefined : response.json()) as T;
-  }
+  const ok = <T>(user: TestUser, method: string, url: string, body?: unknown, status = 200) =>
+    expectStatus<T>(user.request(method, url, body), status);
   const project = async (owner: TestUser, name: string, members: Array<[TestUser, string]> = []) => {
     const created = await ok<Project>(owner, 'POST', '/api/projects', { name }, 201);
     for (const [user, role] of members) {

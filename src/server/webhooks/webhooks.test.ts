@@ -13,6 +13,7 @@ import {
   type WebhookDelivery,
 } from '../../common/webhooks';
 import { urlGuardMessages } from '../http/url-guard';
+import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { createTestClock, type TestClock } from '../testing/clock';
 import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
@@ -109,14 +110,7 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
     receiver.answerWith(204);
   });
 
-  const ok = async <T>(
-    response: Promise<{ statusCode: number; body: string; json(): unknown }>,
-    status = 200,
-  ) => {
-    const answer = await response;
-    expect(answer.statusCode, answer.body).toBe(status);
-    return answer.json() as T;
-  };
+  const ok = expectStatus;
   const createHook = (user: TestUser, body: Record<string, unknown>) =>
     ok<CreatedWebhook>(
       user.request('POST', '/api/webhooks', { url: receiver.url, events: ALL_EVENTS, ...body }),
