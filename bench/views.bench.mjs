@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { importCsv, median, percentile, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
+import { importCsv, median, pgSchema, print, signIn, startApp, timeGets } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const TASKS = 10_000;
@@ -65,18 +65,7 @@ async function benchDialect(dialect) {
     print(`\n${dialect}: ${TASKS} tasks`);
     print('view        tasks   min ms   median ms   p95 ms');
     for (const [label, query] of queries) {
-      const times = [];
-      let count = 0;
-      for (let run = 0; run < RUNS + 3; run++) {
-        const start = performance.now();
-        const response = await request(agent, 'GET', `${app.url}/api/tasks${query}`, { headers });
-        const ms = performance.now() - start;
-        if (response.status !== 200) throw new Error(`${label}: ${response.status} ${response.body}`);
-        count = JSON.parse(response.body).length;
-        if (run >= 3) times.push(ms); // the first few warm the statements
-      }
-      times.sort((a, b) => a - b);
-      const p95 = percentile(times, 95);
+      const { times, count, p95 } = await timeGets(agent, `${app.url}/api/tasks${query}`, headers, RUNS);
       print(
         `${label.padEnd(10)} ${String(count).padStart(6)} ${times[0].toFixed(1).padStart(8)} ${median(times).toFixed(1).padStart(11)} ${p95.toFixed(1).padStart(8)}${median(times) > TARGET_MS ? '  over target' : ''}`,
       );

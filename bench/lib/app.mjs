@@ -99,6 +99,25 @@ export function request(agent, method, url, { headers = {}, body } = {}) {
 export const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
+/**
+ * GETs `url` `runs` times in a row after 3 to warm up (the statements, the list cache): each
+ * round trip's milliseconds, sorted, and how many items the last answer held.
+ */
+export async function timeGets(agent, url, headers, runs) {
+  const times = [];
+  let count = 0;
+  for (let run = 0; run < runs + 3; run++) {
+    const start = performance.now();
+    const response = await request(agent, 'GET', url, { headers });
+    const ms = performance.now() - start;
+    if (response.status !== 200) throw new Error(`${url}: ${response.status} ${response.body}`);
+    count = JSON.parse(response.body).length;
+    if (run >= 3) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return { times, count, p95: percentile(times, 95) };
+}
+
 /** A PostgreSQL schema of its own for one run: the app's DATABASE_URL, and a way to drop it after. */
 export async function pgSchema() {
   const schema = `bench_${crypto.randomBytes(6).toString('hex')}`;
