@@ -60,7 +60,12 @@ const QUERIES = [
   ['no match', '?q=xylophone'],
   ['due this week', '?due=week'],
   ['overdue + word', '?due=overdue&q=rent'],
-  ['whole list (cached)', ''],
+  // The whole list as a client taking no compression asks for it: read anew each time, as a list
+  // over 1 MB is kept compressed only (decision 030) and none was asked for yet. Then as a browser
+  // asks for it (brotli): from the cache.
+  ['whole list, plain', ''],
+  ['whole list, br', '', 'br'],
+  ['summary list, br', '?view=summary', 'br'],
 ];
 
 async function benchDialect(dialect) {
@@ -80,12 +85,17 @@ async function benchDialect(dialect) {
       `\n${dialect}: imported ${JSON.parse(imported.body).imported} tasks in ${(importMs / 1000).toFixed(1)} s`,
     );
     print('query                  matches   min ms   median ms   p95 ms');
-    for (const [label, query] of QUERIES) {
+    for (const [label, query, encoding] of QUERIES) {
       const {
         times,
         count: matches,
         p95,
-      } = await timeGets(agent, `${app.url}/api/tasks${query}`, headers, RUNS);
+      } = await timeGets(
+        agent,
+        `${app.url}/api/tasks${query}`,
+        encoding ? { ...headers, 'accept-encoding': encoding } : headers,
+        RUNS,
+      );
       print(
         `${label.padEnd(22)} ${String(matches).padStart(7)} ${times[0].toFixed(1).padStart(8)} ${median(times).toFixed(1).padStart(11)} ${p95.toFixed(1).padStart(8)}${p95 > TARGET_MS ? '  over target' : ''}`,
       );
