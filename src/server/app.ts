@@ -319,6 +319,7 @@ export async function buildApp(
     notifications,
     logger,
     changes: webhooks.emit,
+    tasks,
   });
   await projectRoutes(app, { projects });
   await sectionRoutes(app, { sections });

@@ -157,7 +157,7 @@ export async function projectRoutes(fastify: FastifyInstance, { projects }: Proj
       onRequest: requireUser,
       schema: {
         summary: 'Remove a member, or leave a project',
-        description: `Admins remove editors, commenters and viewers; only the owner removes admins. Anyone may leave (their own user id) except the owner, who transfers first. ${ROLES_NOTE}`,
+        description: `Admins remove editors, commenters and viewers; only the owner removes admins. Anyone may leave (their own user id) except the owner, who transfers first. Whoever leaves comes off the project's tasks' assignees (each task's activity says so). ${ROLES_NOTE}`,
         tags,
         operationId: 'removeProjectMember',
         params: projectMemberParamsSchema,

@@ -23,6 +23,7 @@ import { badRequest, conflict, forbidden, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import type { ChangeListener } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
+import type { TaskService } from '../tasks/service';
 import { createProjectRepository, type MemberRow, type ProjectListRow } from './repository';
 
 const toProject = (row: ProjectListRow): Project => ({
@@ -113,6 +114,8 @@ export interface ProjectServiceDeps {
   logger: FastifyBaseLogger;
   /** project.member_added and project.member_removed, after the change (webhooks, ../live/projects). */
   changes?: ChangeListener;
+  /** A member who is removed or leaves comes off the project's tasks. */
+  tasks: Pick<TaskService, 'unassignLeaver'>;
 }
 
 export function createProjectService({
@@ -123,6 +126,7 @@ export function createProjectService({
   notifications,
   logger,
   changes,
+  tasks,
 }: ProjectServiceDeps) {
   const repo = createProjectRepository(db);
   /**
@@ -273,6 +277,9 @@ export function createProjectService({
       const members = await repo.memberIds(id);
       const leaving = (await repo.members(id)).find((member) => member.user_id === userId);
       await repo.removeMember(id, userId);
+      if (leaving) {
+        await tasks.unassignLeaver(user.id, id, { userId, name: leaving.first_name });
+      }
       await tell(id, members);
       if (leaving) await memberEvent('project.member_removed', id, toMember(leaving));
     },

@@ -93,7 +93,20 @@ describe.each(testDialects)('tasks in projects on %s', (dialect) => {
     // An order may not mix projects.
     const [inbox] = await ok<Task[]>(ana, 'GET', '/api/tasks');
     const mixed = await ana.request('POST', '/api/tasks/reorder', { taskIds: [one!.id, inbox!.id] });
-    expect(mixed.statusCode).toBe(404);
+    expect([mixed.statusCode, mixed.json()]).toEqual([
+      400,
+      { message: 'taskIds must all be tasks of one project' },
+    ]);
+    // A task the caller cannot see answers as an unknown one would, mixed in or not.
+    const hidden = await task(ben, 'hidden');
+    for (const taskIds of [
+      [one!.id, hidden.id],
+      [one!.id, inbox!.id, hidden.id],
+      [one!.id, 999_999],
+    ]) {
+      const refused = await ana.request('POST', '/api/tasks/reorder', { taskIds });
+      expect([refused.statusCode, refused.json()]).toEqual([404, { message: 'Task not found' }]);
+    }
     expect(await titles(ana, `?projectId=${site.id}`)).toEqual(['two', 'one']);
   });
 
@@ -118,9 +131,14 @@ describe.each(testDialects)('tasks in projects on %s', (dialect) => {
       assigneeIds: [outsider.user.id],
     });
     expect(refused.statusCode).toBe(400);
-    expect(refused.json().message).toMatch(
-      new RegExp(`assigneeIds: user ${outsider.user.id} is not a member`),
-    );
+    expect(refused.json()).toEqual({
+      message: `assigneeIds: ${outsider.user.username} (user ${outsider.user.id}) is not a member of this project`,
+    });
+    const nobody = await ana.request('PATCH', `/api/tasks/${work.id}`, { assigneeIds: [999_999] });
+    expect([nobody.statusCode, nobody.json()]).toEqual([
+      400,
+      { message: 'assigneeIds: user 999999 is not a member of this project' },
+    ]);
     const many = await ana.request('PATCH', `/api/tasks/${work.id}`, {
       assigneeIds: Array.from({ length: 11 }, (_, i) => i + 1),
     });
@@ -260,6 +278,35 @@ describe.each(testDialects)('tasks in projects on %s', (dialect) => {
       .where('task_id', '=', work.id)
       .execute();
     expect(left).toEqual([]);
+  });
+
+  it('takes a member who is removed or leaves off the project’s tasks, saying so in the activity', async () => {
+    const site = await project(ana, 'Website', [
+      [ben, 'editor'],
+      [cleo, 'editor'],
+    ]);
+    const work = await task(ana, 'Work', site.id);
+    const more = await task(ana, 'More work', site.id);
+    const inbox = await task(ben, 'Own task');
+    await ok(ana, 'PATCH', `/api/tasks/${work.id}`, { assigneeIds: [ben.user.id, cleo.user.id] });
+    await ok(ana, 'PATCH', `/api/tasks/${more.id}`, { assigneeIds: [ben.user.id] });
+    await ok(ben, 'PATCH', `/api/tasks/${inbox.id}`, { assigneeIds: [ben.user.id] });
+
+    await ok(ana, 'DELETE', `/api/projects/${site.id}/members/${ben.user.id}`, undefined, 204);
+    const [first, second] = await ok<Task[]>(ana, 'GET', `/api/tasks?projectId=${site.id}`);
+    expect([first?.assigneeIds, second?.assigneeIds]).toEqual([[], [cleo.user.id]]);
+    expect((await ok<Task>(ben, 'GET', `/api/tasks/${inbox.id}`)).assigneeIds).toEqual([ben.user.id]);
+    const [entry] = await activity(ana, work.id);
+    expect(entry).toMatchObject({
+      kind: 'unassigned',
+      actorId: ana.user.id,
+      data: { userIds: [ben.user.id], names: [ben.user.username] },
+    });
+
+    // Leaving does the same, by the one who left.
+    await ok(cleo, 'DELETE', `/api/projects/${site.id}/members/${cleo.user.id}`, undefined, 204);
+    expect((await ok<Task>(ana, 'GET', `/api/tasks/${work.id}`)).assigneeIds).toEqual([]);
+    expect((await activity(ana, work.id))[0]).toMatchObject({ kind: 'unassigned', actorId: cleo.user.id });
   });
 
   it('keeps what a deleted user made in projects that stay, passed to the project’s owner', async () => {

@@ -400,6 +400,39 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .execute();
     },
 
+    /** The tasks of the project assigned to the user, no longer: their ids (each task's row touched, so lists refresh). */
+    unassignAll: async (projectId: number, userId: number): Promise<number[]> => {
+      const ids = (
+        await db
+          .selectFrom('task_assignees')
+          .innerJoin('tasks', 'tasks.id', 'task_assignees.task_id')
+          .select('tasks.id')
+          .where('tasks.project_id', '=', projectId)
+          .where('task_assignees.user_id', '=', userId)
+          .execute()
+      ).map((row) => row.id);
+      if (ids.length === 0) return ids;
+      await db
+        .deleteFrom('task_assignees')
+        .where('task_id', 'in', ids)
+        .where('user_id', '=', userId)
+        .execute();
+      await db.updateTable('tasks').set({ updated_at: nowIso() }).where('id', 'in', ids).execute();
+      return ids;
+    },
+
+    /** An account's username, when it is active and not the hidden bootstrap administrator. */
+    activeUsername: async (userId: number): Promise<string | undefined> =>
+      (
+        await db
+          .selectFrom('users')
+          .select('username')
+          .where('id', '=', userId)
+          .where('is_suspended', '=', false)
+          .where('is_bootstrap', '=', false)
+          .executeTakeFirst()
+      )?.username,
+
     agentExists: async (userId: number, agentId: number): Promise<boolean> =>
       (await db
         .selectFrom('agents')

@@ -239,10 +239,18 @@ export function createTaskService({
   };
 
   /** The new assignees, when each is a member of the project; else 400 naming the first who is not. */
-  const checkAssignees = (assigneeIds: number[], members: ProjectMemberSummary[]): number[] => {
+  const checkAssignees = async (
+    assigneeIds: number[],
+    members: ProjectMemberSummary[],
+  ): Promise<number[]> => {
     const memberIds = new Set(members.map((member) => member.userId));
     const outsider = assigneeIds.find((id) => !memberIds.has(id));
-    if (outsider !== undefined) throw badRequest(TASK_ERRORS.notAMember(`user ${outsider}`));
+    if (outsider !== undefined) {
+      const username = await tasks.activeUsername(outsider);
+      throw badRequest(
+        TASK_ERRORS.notAMember(username ? `${username} (user ${outsider})` : `user ${outsider}`),
+      );
+    }
     return [...new Set(assigneeIds)];
   };
   const names = (ids: number[], members: ProjectMemberSummary[]) =>
@@ -375,7 +383,7 @@ export function createTaskService({
       // Read before the transaction: on SQLite a read outside it would wait for it to end.
       const members = moving || input.assigneeIds !== undefined ? await access.projectMembers(projectId) : [];
       const sourceMembers = moving ? await access.projectMembers(current.project_id) : members;
-      const assigneeIds = input.assigneeIds && checkAssignees(input.assigneeIds, members);
+      const assigneeIds = input.assigneeIds && (await checkAssignees(input.assigneeIds, members));
       let done = doneAfter(input);
       // Time and recurrence (issue 22): both need a date, and go when the date goes.
       const dueDate = input.dueDate !== undefined ? input.dueDate : current.due_date;
@@ -614,6 +622,29 @@ export function createTaskService({
     },
 
     /**
+     * A member left the project (removed, or by leaving): they come off its tasks' assignees, each
+     * task saying so in its activity ('unassigned', by whoever removed them), and the lists refresh.
+     */
+    async unassignLeaver(actorId: number, projectId: number, leaver: { userId: number; name: string }) {
+      const ids = await inTransaction(db, dialect, async (repository, trx) => {
+        const unassigned = await repository.unassignAll(projectId, leaver.userId);
+        await recordActivity(
+          trx,
+          unassigned.map((taskId) => ({
+            taskId,
+            actorId,
+            kind: 'unassigned' as const,
+            data: { userIds: [leaver.userId], names: [leaver.name] },
+          })),
+        );
+        return unassigned;
+      });
+      if (ids.length > 0) {
+        await changed([projectId], ...ids.flatMap((id) => [taskPath(id), taskActivityPath(id)]));
+      }
+    },
+
+    /**
      * Applies a new order of one project's active tasks (the project of the first id) in one
      * transaction and returns the full order. Any unknown, foreign, archived or repeated id refuses
      * the whole request and changes nothing. Active tasks left out (the client does not list
@@ -630,22 +661,32 @@ export function createTaskService({
       if (first === undefined) throw badRequest(TASK_MESSAGES.reorderEmpty);
       const { task } = await access.requireTask(user(userId), first, 'editor');
       const projectId = task.project_id;
-      const order = await inTransaction(db, dialect, async (repository) => {
-        const active = await repository.activeIds(projectId);
-        const activeSet = new Set(active);
-        const notActive = taskIds.filter((id) => !activeSet.has(id));
-        if (notActive.length > 0) {
-          const archived = await repository.archivedAmong(projectId, notActive);
-          // A foreign id and an unknown one answer alike, so reorder reveals nothing about others' tasks.
-          if (archived.length < notActive.length) throw taskNotFound();
-          throw badRequest(TASK_ERRORS.archivedReorder);
-        }
-        const full = [...taskIds, ...active.filter((id) => !seen.has(id))];
-        await repository.setOrder(projectId, full);
-        return full;
-      });
+      const result = await inTransaction(
+        db,
+        dialect,
+        async (repository): Promise<{ order: number[] } | { elsewhere: number[] }> => {
+          const active = await repository.activeIds(projectId);
+          const activeSet = new Set(active);
+          const notActive = taskIds.filter((id) => !activeSet.has(id));
+          if (notActive.length > 0) {
+            const archived = new Set(await repository.archivedAmong(projectId, notActive));
+            const elsewhere = notActive.filter((id) => !archived.has(id));
+            if (elsewhere.length === 0) throw badRequest(TASK_ERRORS.archivedReorder);
+            return { elsewhere };
+          }
+          const full = [...taskIds, ...active.filter((id) => !seen.has(id))];
+          await repository.setOrder(projectId, full);
+          return { order: full };
+        },
+      );
+      if ('elsewhere' in result) {
+        // Tasks the caller sees in other projects: say the order mixes projects. A foreign id and an
+        // unknown one answer alike (404), so reorder reveals nothing about others' tasks.
+        for (const id of result.elsewhere) await access.requireTask(user(userId), id, 'viewer');
+        throw badRequest(TASK_ERRORS.reorderAcrossProjects);
+      }
       await changed([projectId]);
-      return order;
+      return result.order;
     },
   };
   return service;
