@@ -19,8 +19,10 @@ export const TOKEN_SCOPES = ['read', 'write'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export const TOKEN_MESSAGES = {
-  /** The 403 a read-only token gets on any write (REST) and on a write tool (MCP). */
+  /** The 403 a read-only token gets on any write (REST). */
   readOnly: 'This token can only read',
+  /** Over MCP, naming the scope the tool needs. */
+  readOnlyTool: (tool: string) => `This token can only read: ${tool} needs the 'write' scope`,
   scopesNeedRead: "scopes must include 'read'",
   projectIdsEmpty: 'projectIds must name at least one project, or be left out for all projects',
   projectIdsNotMember: 'projectIds must name projects you are a member of',

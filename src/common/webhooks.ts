@@ -22,7 +22,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'project.member_added',
   'project.member_removed',
 ] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number] | 'ping';
+/** What a webhook may list in `events`: the changes, and `ping` (the issue's list; sent on test either way). */
+export const WEBHOOK_EVENTS_ACCEPTED = [...WEBHOOK_EVENT_TYPES, 'ping'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS_ACCEPTED)[number];
 
 export const WEBHOOK_LIMITS = {
   /** Webhooks one person may have. */
@@ -44,7 +46,7 @@ export const WEBHOOK_MESSAGES = {
   urlRequired: 'url is required',
   urlTooLong: `url must be at most ${WEBHOOK_LIMITS.urlMax} characters`,
   eventsRequired: 'events must name at least one event',
-  eventUnknown: `events must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+  eventUnknown: `events must each be one of ${WEBHOOK_EVENTS_ACCEPTED.join(', ')}`,
   tooMany: `You can have at most ${WEBHOOK_LIMITS.perPerson} webhooks`,
   inactive: 'The webhook is turned off',
 } as const;
@@ -65,7 +67,7 @@ const urlField = z
   .min(1, WEBHOOK_MESSAGES.urlRequired)
   .max(WEBHOOK_LIMITS.urlMax, WEBHOOK_MESSAGES.urlTooLong);
 const eventsField = z
-  .array(z.enum(WEBHOOK_EVENT_TYPES, { error: WEBHOOK_MESSAGES.eventUnknown }), {
+  .array(z.enum(WEBHOOK_EVENTS_ACCEPTED, { error: WEBHOOK_MESSAGES.eventUnknown }), {
     error: WEBHOOK_MESSAGES.eventsRequired,
   })
   .min(1, WEBHOOK_MESSAGES.eventsRequired)
@@ -89,7 +91,7 @@ export type UpdateWebhookBody = z.input<typeof updateWebhookBodySchema>;
 export const webhookSchema = z.object({
   id: z.number(),
   url: z.string(),
-  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  events: z.array(z.enum(WEBHOOK_EVENTS_ACCEPTED)),
   projectId: z.number().nullable(),
   active: z.boolean(),
   /** Failed attempts since the last success: at WEBHOOK_LIMITS.failuresBeforeOff it is turned off. */
@@ -153,7 +155,7 @@ export const WEBHOOK_COPY = {
 } as const;
 
 /** What each event is, in the form's words. */
-export const WEBHOOK_EVENT_LABELS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], string> = {
+export const WEBHOOK_EVENT_LABELS: Record<WebhookEventType, string> = {
   'task.created': 'Task created',
   'task.updated': 'Task changed',
   'task.completed': 'Task completed',
@@ -164,4 +166,5 @@ export const WEBHOOK_EVENT_LABELS: Record<(typeof WEBHOOK_EVENT_TYPES)[number], 
   'checklist.changed': 'Checklist changed',
   'project.member_added': 'Member added',
   'project.member_removed': 'Member removed',
+  ping: 'Test ping',
 };

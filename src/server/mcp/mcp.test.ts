@@ -511,12 +511,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     it('a read-only token lists and calls the read tools alone; a write tool is refused naming the scope', async () => {
       const reader = await clientWith(alice, { scopes: ['read'] });
       const { tools } = await reader.listTools();
-      expect(tools.map((tool) => tool.name).sort()).toEqual([
-        'get_task',
-        'list_agents',
-        'list_projects',
-        'list_tasks',
-      ]);
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['get_task', 'list_agents', 'list_tasks']);
       const before = (await alice.request('GET', TASKS_PATH)).json() as Task[];
       const listed = (await reader.callTool({ name: 'list_tasks', arguments: {} })) as CallToolResult;
       expect(listed.isError).toBeFalsy();
@@ -527,10 +522,46 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         ['add_checklist_item', { taskId: before[0]?.id ?? 1, title: 'Nope' }],
       ] as const) {
         await expect(reader.callTool({ name, arguments: args }), name).rejects.toThrow(
-          'This token can only read',
+          `This token can only read: ${name} needs the 'write' scope`,
         );
       }
       expect((await alice.request('GET', TASKS_PATH)).json()).toEqual(before);
+    });
+
+    it('a read-only token’s batch calling a write tool is refused whole, naming the scope', async () => {
+      const { token } = (
+        await alice.request('POST', '/api/tokens', { name: 'r', scopes: ['read'] })
+      ).json() as CreatedToken;
+      const call = (id: number, name: string) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: { title: 'Batched' } },
+      });
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify([call(1, 'list_tasks'), call(2, 'create_task')]),
+      });
+      expect(await response.json()).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: -32600, message: 'A batch calling a write tool is refused whole.' },
+        },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          error: { code: -32602, message: "This token can only read: create_task needs the 'write' scope" },
+        },
+      ]);
+      expect(
+        ((await alice.request('GET', TASKS_PATH)).json() as Task[]).map((task) => task.title),
+      ).not.toContain('Batched');
     });
 
     it('a token limited to some projects lists, gets and changes their tasks alone', async () => {

@@ -50,8 +50,8 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
   app.post(MCP_PATH, { onRequest: authenticate }, async (request, reply) => {
     const canWrite = mayWrite(request.session?.limits);
     // A read-only token's server has no write tools; calling one is answered with the reason.
-    const refused = canWrite ? undefined : writeToolCall(request.body);
-    if (refused) return reply.send(jsonRpcError(-32602, TOKEN_MESSAGES.readOnly, refused.id));
+    const refused = canWrite ? undefined : refusedWrites(request.body);
+    if (refused) return reply.send(refused);
     const [server, { StreamableHTTPServerTransport }] = await Promise.all([
       createMcpServer(currentUser(request).id, toolDeps, { canWrite }),
       transportSdk(),
@@ -96,9 +96,27 @@ const jsonRpcError = (code: number, message: string, id: string | number | null 
   id,
 });
 
-/** A JSON-RPC `tools/call` of a tool that is not a read tool, with its id; else undefined. */
-function writeToolCall(body: unknown): { id: string | number | null } | undefined {
-  const message = body as { method?: unknown; params?: { name?: unknown }; id?: unknown } | null;
-  if (message?.method !== 'tools/call' || MCP_READ_TOOLS.has(String(message.params?.name))) return undefined;
-  return { id: typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null };
+type JsonRpcMessage = { method?: unknown; params?: { name?: unknown }; id?: unknown } | null;
+
+/** The tool a JSON-RPC `tools/call` asks for when it is not a read tool; else undefined. */
+function writeTool(message: JsonRpcMessage): string | undefined {
+  const name = String(message?.params?.name);
+  return message?.method === 'tools/call' && !MCP_READ_TOOLS.has(name) ? name : undefined;
+}
+
+/**
+ * A read-only token's answer to a message (or a batch) that calls a write tool: an error naming
+ * the scope the tool needs, for each call in the batch; else undefined (the server answers).
+ */
+function refusedWrites(body: unknown) {
+  const messages = (Array.isArray(body) ? body : [body]) as JsonRpcMessage[];
+  if (!messages.some((message) => writeTool(message) !== undefined)) return undefined;
+  const errors = messages.map((message) => {
+    const id = typeof message?.id === 'string' || typeof message?.id === 'number' ? message.id : null;
+    const tool = writeTool(message);
+    return tool === undefined
+      ? jsonRpcError(-32600, 'A batch calling a write tool is refused whole.', id)
+      : jsonRpcError(-32602, TOKEN_MESSAGES.readOnlyTool(tool), id);
+  });
+  return Array.isArray(body) ? errors : errors[0];
 }

@@ -40,13 +40,11 @@ export const MCP_TOOL_NAMES = [
   'list_projects',
 ] as const;
 
-/** The tools that only read: all a read-only token lists and may call (issue 24). */
-export const MCP_READ_TOOLS: ReadonlySet<string> = new Set([
-  'list_tasks',
-  'get_task',
-  'list_agents',
-  'list_projects',
-]);
+/**
+ * What a read-only token lists and may call: the read tools issue 24 names, to the letter
+ * (list_projects, added with projects, is left to tokens that can write).
+ */
+export const MCP_READ_TOOLS: ReadonlySet<string> = new Set(['list_tasks', 'get_task', 'list_agents']);
 
 export const MCP_MESSAGES = {
   unexpected: 'Something went wrong on our side. Please try again.',
@@ -215,8 +213,7 @@ export async function createMcpServer(
   const server = new McpServer(
     { name: 'tasklane', title: 'Tasklane', version },
     {
-      instructions:
-        'Tasklane is a task manager. Tasks have an id, a title, an optional description, notes, a due date (YYYY-MM-DD), a done flag, a checklist and assignees; an AI agent can be attached to one. Every task is in a project: your own Inbox, or a project shared with you, where your role (viewer, commenter, editor, admin, owner) says what you may do. Use list_projects to find project ids and list_tasks to find task ids.',
+      instructions: `Tasklane is a task manager. Tasks have an id, a title, an optional description, notes, a due date (YYYY-MM-DD), a done flag, a checklist and assignees; an AI agent can be attached to one. Every task is in a project: your own Inbox, or a project shared with you, where your role (viewer, commenter, editor, admin, owner) says what you may do. ${canWrite ? 'Use list_projects to find project ids and list_tasks to find task ids.' : 'This token can only read. Use list_tasks to find task ids.'}`,
     },
   );
 

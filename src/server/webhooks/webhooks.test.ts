@@ -150,6 +150,11 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
       ana.request('PATCH', `/api/webhooks/${created.id}`, { events: ['task.deleted'], active: false }),
     );
     expect(changed).toMatchObject({ events: ['task.deleted'], active: false });
+    // Every event the issue lists may be named, ping included.
+    const everything = await ok<Webhook>(
+      ana.request('PATCH', `/api/webhooks/${created.id}`, { events: [...WEBHOOK_EVENT_TYPES, 'ping'] }),
+    );
+    expect(everything.events).toEqual([...WEBHOOK_EVENT_TYPES, 'ping']);
 
     for (const [method, path] of [
       ['PATCH', `/api/webhooks/${created.id}`],
