@@ -23,7 +23,11 @@ export const JOB_DEFAULTS = {
   maxAttempts: 5,
   /** The first retry waits this long; each later one twice the one before. */
   retryBaseMs: 30_000,
-  /** Jobs claimed at once by one poller. */
+  /** Jobs one instance runs at once, at most (more than one only while some are slow). */
+  lanes: 4,
+  /** A job running this long is slow: another lane takes the next ones. */
+  slowJobMs: 1000,
+  /** Jobs claimed at once by `claimOnly` (tests). */
   batch: 20,
   /** Finished jobs are kept this long (their keys keep repeats out), then removed. */
   keepFinishedMs: 30 * 24 * 60 * 60_000,
@@ -245,15 +249,64 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       .execute();
   }
 
-  async function pass(): Promise<number> {
-    await prune();
-    await options.beforeEachPass?.();
-    let ran = 0;
+  /**
+   * The lanes running jobs: one, taking one due job at a time in order, until a job is slow; then a
+   * spare lane goes on with the others (up to JOB_DEFAULTS.lanes), so a slow webhook receiver or
+   * mail server holds nothing else back. A job is claimed only as it starts: a claim never ages
+   * while other jobs run (a lease outlived would let another instance run the job again).
+   */
+  const lanes = new Set<Promise<void>>();
+  /** Lanes whose current job has run past slowJobMs. */
+  let slowLanes = 0;
+  let ran = 0;
+  const lane = async () => {
     for (;;) {
-      const jobs = await claim(JOB_DEFAULTS.batch);
-      if (jobs.length === 0) return ran;
-      for (const job of jobs) await runOne(job);
-      ran += jobs.length;
+      const [job] = await claim(1);
+      if (!job) return;
+      let slow = false;
+      const spare = setTimeout(() => {
+        slow = true;
+        slowLanes += 1;
+        addLane();
+      }, JOB_DEFAULTS.slowJobMs);
+      spare.unref();
+      try {
+        await runOne(job);
+      } finally {
+        clearTimeout(spare);
+        if (slow) slowLanes -= 1;
+      }
+      ran += 1;
+    }
+  };
+  function addLane() {
+    if (lanes.size >= JOB_DEFAULTS.lanes) return;
+    const running: Promise<void> = lane()
+      .catch((error) => logger.warn({ err: error }, 'job lane failed'))
+      .finally(() => lanes.delete(running));
+    lanes.add(running);
+  }
+  /** A lane for what is due, unless one that is not stuck on a slow job will come to it. */
+  function fill() {
+    if (lanes.size === slowLanes) addLane();
+  }
+  /** Until every lane has run out of due jobs. */
+  async function lanesSettled() {
+    while (lanes.size > 0) await Promise.all(lanes);
+  }
+  let passing = false;
+
+  async function pass(): Promise<number> {
+    passing = true;
+    try {
+      await prune();
+      await options.beforeEachPass?.();
+      const before = ran;
+      fill();
+      await lanesSettled();
+      return ran - before;
+    } finally {
+      passing = false;
     }
   }
 
@@ -266,13 +319,14 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
 
   /** A pass now, and any queued during it (a wake from inside it), so the queue is settled after. */
   const runDue = async () => {
-    const ran = await queuePass();
+    const count = await queuePass();
     let tail: Promise<number>;
     do {
       tail = chain;
       await tail;
+      await lanesSettled();
     } while (tail !== chain);
-    return ran;
+    return count;
   };
 
   /**
@@ -280,6 +334,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
    * inherit that request's API token limits (decision 042).
    */
   const passOutsideRequests = AsyncResource.bind(pass);
+  const fillOutsideRequests = AsyncResource.bind(fill);
 
   const background = () => {
     if (stopped) return;
@@ -316,8 +371,14 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
     runDue,
 
     wake() {
+      if (stopped) return;
+      // During a pass, idle lanes join it: a job enqueued now does not wait for a slow one to end.
+      if (passing) {
+        fillOutsideRequests();
+        return;
+      }
       // Queued now (not at the next tick), so a runDue() called after this waits for it.
-      if (woken || stopped) return;
+      if (woken) return;
       woken = true;
       const next = chain
         .catch(() => 0)
@@ -341,6 +402,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       clearInterval(timer);
       timer = undefined;
       await chain.catch(() => 0);
+      await lanesSettled();
     },
 
     async claimOnly(limit = JOB_DEFAULTS.batch) {
