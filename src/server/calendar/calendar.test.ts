@@ -184,12 +184,11 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     } finally {
       ICAL.TimezoneService.reset();
     }
-    expect(events(body).map((event) => event.summary).sort()).toEqual([
-      'All day',
-      'Berlin one',
-      'Berlin two',
-      'New York',
-    ]);
+    expect(
+      events(body)
+        .map((event) => event.summary)
+        .sort(),
+    ).toEqual(['All day', 'Berlin one', 'Berlin two', 'New York']);
   });
 
   it('answers 404 for a wrong secret, and a new address revokes the old one', async () => {

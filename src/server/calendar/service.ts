@@ -128,7 +128,11 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
             const utcEvent = utcCalendar.createEvent({ summary: task.title });
             event.createAlarm(
               new ICalAlarm(
-                { type: ICalAlarmType.display, trigger: new Date(toIso(reminder.at)), description: task.title },
+                {
+                  type: ICalAlarmType.display,
+                  trigger: new Date(toIso(reminder.at)),
+                  description: task.title,
+                },
                 utcEvent,
               ),
             );
