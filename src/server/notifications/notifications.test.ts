@@ -189,6 +189,18 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
       const refused = await owner.request('POST', `/api/tasks/${task.id}/reminders`, body);
       expect(refused.statusCode, JSON.stringify(body)).toBe(400);
     }
+    // A moment without Z or an offset would be read in the server's zone: refused, as the message says.
+    for (const at of ['2026-12-09T10:00', '2026-12-09T10:00:00', '2026-12-09T10:00:00.000']) {
+      const zoneless = await owner.request('POST', `/api/tasks/${task.id}/reminders`, { at });
+      expect([zoneless.statusCode, zoneless.json()], at).toEqual([
+        400,
+        { message: REMINDER_MESSAGES.atInvalid },
+      ]);
+    }
+    for (const at of ['2026-12-09T10:00Z', '2026-12-09T10:00:00.5-05:30']) {
+      const zoned = await remind(owner, task.id, { at });
+      await owner.request('DELETE', `/api/reminders/${zoned.id}`);
+    }
     await setDue(task.id, '2026-03-10', '14:30', 'Europe/Berlin');
     const relative = await remind(editor, task.id, { relativeMinutes: 30 });
     expect(relative).toMatchObject({ at: null, relativeMinutes: 30 });
