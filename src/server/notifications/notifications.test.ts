@@ -583,4 +583,23 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
     });
     expect([refused.statusCode, refused.json()]).toEqual([400, { message: REMINDER_MESSAGES.tooMany }]);
   });
+
+  it("removing a task's due time or date removes its relative reminders, not its fixed ones", async () => {
+    clock.set('2026-07-02T09:00:00Z');
+    for (const removal of [{ dueTime: null }, { dueDate: null }]) {
+      const task = await newTask(owner, 'Dentist', { dueDate: '2026-07-10', dueTime: '14:00' });
+      const fixed = await remind(owner, task.id, { at: '2026-07-09T18:00:00Z' });
+      await remind(owner, task.id, { relativeMinutes: 30 });
+      await remind(owner, task.id, { relativeMinutes: 60 });
+      const patched = await owner.request('PATCH', `/api/tasks/${task.id}`, removal);
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json<Task>().dueTime).toBeNull();
+      const list = (await owner.request('GET', `/api/tasks/${task.id}/reminders`)).json<Reminder[]>();
+      expect(list, JSON.stringify(removal)).toEqual([fixed]);
+      // Ten fixed ones fit again: the relative ones no longer count.
+      for (let i = 0; i < REMINDER_LIMITS.perTask - 1; i++) {
+        await remind(owner, task.id, { at: `2026-07-0${i + 1}T20:00:00Z` });
+      }
+    }
+  });
 });
