@@ -72,7 +72,8 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
         // zone of its own (name null): the feed keeps no X-WR-TIMEZONE, as before.
         timezone: { name: null, generator: vtimezone },
       });
-      const utcCalendar = ical();
+      // Only its zone (none: UTC) is asked of it; it is written nowhere.
+      const utcEvent = ical().createEvent({ start: new Date(0) });
       const defined = new Map<string, boolean>();
       const zoneDefined = (zone: string): boolean => {
         if (!defined.has(zone)) defined.set(zone, vtimezone(zone) !== null);
@@ -125,7 +126,6 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
           if (reminder.at !== null) {
             // A fixed trigger is a UTC moment (RFC 5545 3.8.6.3), but ical-generator writes it in
             // its event's zone and without the Z: the alarm is built against an event in UTC.
-            const utcEvent = utcCalendar.createEvent({ summary: task.title });
             event.createAlarm(
               new ICalAlarm(
                 {
