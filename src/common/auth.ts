@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, VALIDATION } from './spec';
-import { isTimeZone } from './time-zone';
+import { canonicalTimeZone, isTimeZone } from './time-zone';
 
 /** Field limits shared by the forms and the routes. */
 export const AUTH_LIMITS = {
@@ -56,7 +56,11 @@ export const updateMeBodySchema = z
       .string({ error: TIME_ZONE_MESSAGE })
       .max(100, TIME_ZONE_MESSAGE)
       .refine(isTimeZone, TIME_ZONE_MESSAGE)
-      .meta({ description: "An IANA time zone ('Europe/Berlin'), as Intl knows it." }),
+      .transform(canonicalTimeZone)
+      .meta({
+        description:
+          "An IANA time zone ('Europe/Berlin'), as Intl knows it; stored under its canonical name.",
+      }),
   })
   .meta({ example: { timeZone: 'Europe/Berlin' } });
 export type UpdateMeBody = z.infer<typeof updateMeBodySchema>;

@@ -49,10 +49,14 @@ export const reminderSchema = z.object({
 });
 export type Reminder = z.infer<typeof reminderSchema>;
 
+/** An ISO 8601 date-time ending in Z or an offset: 2026-03-02T09:00Z, 2026-03-02T10:00:00.5+01:00. */
+const ZONED_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
 const isoDateTime = z
   .string({ error: REMINDER_MESSAGES.atInvalid })
   .max(40, REMINDER_MESSAGES.atInvalid)
-  .refine((value) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) && !Number.isNaN(Date.parse(value)), {
+  // The zone is required: without one, Date would read the moment in the server's zone.
+  .refine((value) => ZONED_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)), {
     message: REMINDER_MESSAGES.atInvalid,
   })
   .transform((value) => new Date(value).toISOString());

@@ -115,6 +115,23 @@ describe('nextDueDate', () => {
     expect(firstDueDate('FREQ=MONTHLY;BYMONTHDAY=15', '2026-11-25')).toBe('2026-12-15');
     expect(firstDueDate('FREQ=DAILY', '2026-11-25')).toBe('2026-11-25');
   });
+
+  it("firstDueDate skips today's occurrence once its time of day has come", () => {
+    const weekdays = 'FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR';
+    // Thursday 26 November 2026.
+    expect(firstDueDate(weekdays, '2026-11-26', { time: '09:00', now: '20:25' })).toBe('2026-11-27');
+    expect(firstDueDate(weekdays, '2026-11-26', { time: '09:00', now: '09:00' })).toBe('2026-11-27');
+    expect(firstDueDate(weekdays, '2026-11-26', { time: '09:00', now: '08:59' })).toBe('2026-11-26');
+    expect(firstDueDate(weekdays, '2026-11-26', { time: null, now: '20:25' })).toBe('2026-11-26');
+    // Friday evening: the next weekday is Monday.
+    expect(firstDueDate(weekdays, '2026-11-27', { time: '09:00', now: '20:25' })).toBe('2026-11-30');
+    // Today is no occurrence: the time does not matter.
+    expect(firstDueDate('FREQ=WEEKLY;BYDAY=MO', '2026-11-26', { time: '09:00', now: '20:25' })).toBe(
+      '2026-11-30',
+    );
+    // A rule whose last date is today, already past: none left.
+    expect(firstDueDate('FREQ=DAILY;COUNT=1', '2026-11-26', { time: '09:00', now: '20:25' })).toBeNull();
+  });
 });
 
 describe('words', () => {

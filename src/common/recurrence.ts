@@ -135,10 +135,25 @@ export function nextDueDate(
   return next ? isoDate(next) : null;
 }
 
-/** The first date of a new series on or after `today` (quick add's 'every monday' with no date). */
-export function firstDueDate(rule: string, today: string): string | null {
+/**
+ * The first date of a new series on or after `today` (quick add's 'every monday' with no date, the
+ * Todoist import's repeating dates). With a time of day, today's occurrence counts only while its
+ * `time` ('HH:MM') is still to come by the clock's `now` ('HH:MM', both read in the task's zone):
+ * 'every weekday at 9am' written at 20:25 starts tomorrow, not overdue.
+ */
+export function firstDueDate(
+  rule: string,
+  today: string,
+  clock?: { time: string | null; now: string },
+): string | null {
   const first = ruleFrom(rule, today).after(utcDate(today), true);
-  return first ? isoDate(first) : null;
+  if (!first) return null;
+  const date = isoDate(first);
+  if (date === today && clock?.time && clock.time <= clock.now) {
+    const next = ruleFrom(rule, today).after(utcDate(today), false);
+    return next ? isoDate(next) : null;
+  }
+  return date;
 }
 
 /** The rule in words, as the chip and the card show it: 'Every Monday', 'Every 2 weeks'. */

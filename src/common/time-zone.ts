@@ -16,3 +16,12 @@ export function isTimeZone(zone: unknown): zone is string {
     return false;
   }
 }
+
+/**
+ * The zone's canonical IANA name, as Intl resolves it: 'europe/berlin' is 'Europe/Berlin', 'utc'
+ * is 'UTC'. Stored so, a zone reads the same to every library (date-fns, the calendar feed's
+ * VTIMEZONEs), which may match names exactly. Only for a zone isTimeZone accepts.
+ */
+export function canonicalTimeZone(zone: string): string {
+  return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+}

@@ -242,6 +242,8 @@ export function useUpdateTask(id: number) {
       writeTask(queryClient, task);
       // Not awaited: callers toast as soon as the server has answered, and the cache already shows it.
       void invalidateTask(queryClient, id);
+      // Without a due time the server removed the task's relative reminders (the key is the path).
+      if (task.dueTime === null) void queryClient.invalidateQueries({ queryKey: [taskRemindersPath(id)] });
     },
   });
 }

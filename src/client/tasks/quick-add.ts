@@ -2,7 +2,6 @@ import * as chrono from 'chrono-node';
 import {
   findRecurrencePhrase,
   firstDueDate,
-  nextDueDate,
   type RecurrenceFrom,
   TIME_WORDS,
   timeFromGroups,
@@ -72,11 +71,8 @@ export function parseQuickAdd(text: string, now: Date = new Date()): QuickAdd {
     extras.recurrence = { rule: phrase.rule, from: phrase.from, text: phrase.text };
     if (phrase.time) extras.dueTime = phrase.time;
     const today = localIsoDate(now);
-    repeatDate = firstDueDate(phrase.rule, today);
-    // Today's occurrence whose time has already passed: the next one.
-    if (repeatDate === today && phrase.time && phrase.time <= hhmm(now)) {
-      repeatDate = nextDueDate(phrase.rule, today, 'due', today);
-    }
+    // Today's occurrence whose time has already passed gives way to the next one.
+    repeatDate = firstDueDate(phrase.rule, today, { time: phrase.time, now: hhmm(now) });
   }
   const result = readDate(line, now, extras);
   if (phrase && !result.dueDate && repeatDate) {

@@ -146,6 +146,51 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     expect(event(call.id).isRecurring()).toBe(false);
   });
 
+  it('defines each zone its timed events name, once (RFC 5545 3.2.19: a TZID needs its VTIMEZONE)', async () => {
+    await alice.request('PATCH', '/api/auth/me', { timeZone: 'Europe/Berlin' });
+    const berlin = await addTask({ title: 'Berlin one', dueDate: '2027-01-15', dueTime: '09:00' });
+    const reminder = await alice.request('POST', `/api/tasks/${berlin.id}/reminders`, {
+      at: '2027-01-15T07:30:00Z',
+    });
+    expect(reminder.statusCode, reminder.body).toBe(201);
+    await addTask({ title: 'Berlin two', dueDate: '2027-07-15', dueTime: '09:00', recurrence: 'FREQ=DAILY' });
+    await alice.request('PATCH', '/api/auth/me', { timeZone: 'America/New_York' });
+    await addTask({ title: 'New York', dueDate: '2027-01-15', dueTime: '09:00' });
+    await addTask({ title: 'All day', dueDate: '2027-01-16' });
+    const body = (await fetchFeed(await createFeed())).body;
+    const calendar = new ICAL.Component(ICAL.parse(body));
+    const zones = calendar.getAllSubcomponents('vtimezone');
+    expect(zones.map((zone) => String(zone.getFirstPropertyValue('tzid'))).sort()).toEqual([
+      'America/New_York',
+      'Europe/Berlin',
+    ]);
+    // Every TZID an event names is defined.
+    const used = new Set([...body.matchAll(/;TZID=([^:;]+)[:;]/g)].map((match) => match[1]));
+    expect([...used].sort()).toEqual(['America/New_York', 'Europe/Berlin']);
+    // A strict reader resolves the local times with those definitions: 09:00 in each zone.
+    for (const zone of zones) ICAL.TimezoneService.register(zone);
+    try {
+      const instant = (title: string) => {
+        const vevent = calendar
+          .getAllSubcomponents('vevent')
+          .find((event) => event.getFirstPropertyValue('summary') === title)!;
+        return new ICAL.Event(vevent).startDate.toJSDate().toISOString();
+      };
+      expect(instant('Berlin one')).toBe('2027-01-15T08:00:00.000Z');
+      expect(instant('Berlin two')).toBe('2027-07-15T07:00:00.000Z');
+      expect(instant('New York')).toBe('2027-01-15T14:00:00.000Z');
+      // A fixed alarm stays a UTC moment (RFC 5545 3.8.6.3), whatever the event's zone.
+      expect(body).toContain('TRIGGER;VALUE=DATE-TIME:20270115T073000Z');
+    } finally {
+      ICAL.TimezoneService.reset();
+    }
+    expect(
+      events(body)
+        .map((event) => event.summary)
+        .sort(),
+    ).toEqual(['All day', 'Berlin one', 'Berlin two', 'New York']);
+  });
+
   it('answers 404 for a wrong secret, and a new address revokes the old one', async () => {
     await addTask({ title: 'Dentist', dueDate: '2027-05-05' });
     const first = await createFeed();

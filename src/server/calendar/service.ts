@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { TZDate } from '@date-fns/tz';
-import ical, { ICalAlarmType } from 'ical-generator';
+import ical, { ICalAlarm, ICalAlarmType } from 'ical-generator';
 import { CALENDAR_PATH, CALENDAR_SUFFIX, type CalendarFeedStatus } from '../../common/calendar';
 import { DEFAULT_TIME_ZONE, dueAt, isTimeZone } from '../../common/due';
 import type { Access } from '../access';
@@ -8,6 +8,7 @@ import { hashToken } from '../auth/tokens';
 import { nowIso, toIso } from '../db/values';
 import { notFound } from '../http/errors';
 import type { createCalendarRepository } from './repository';
+import { vtimezone } from './time-zones';
 
 /** 192 random bits, base64url (32 characters): the brief asks for at least 128. */
 const SECRET_BYTES = 24;
@@ -67,7 +68,17 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
       const calendar = ical({
         name: 'Tasklane',
         prodId: { company: 'Tasklane', product: 'Tasklane', language: 'EN' },
+        // One VTIMEZONE per zone the events name (ical-generator asks once per zone). No calendar
+        // zone of its own (name null): the feed keeps no X-WR-TIMEZONE, as before.
+        timezone: { name: null, generator: vtimezone },
       });
+      // Only its zone (none: UTC) is asked of it; it is written nowhere.
+      const utcEvent = ical().createEvent({ start: new Date(0) });
+      const defined = new Map<string, boolean>();
+      const zoneDefined = (zone: string): boolean => {
+        if (!defined.has(zone)) defined.set(zone, vtimezone(zone) !== null);
+        return defined.get(zone)!;
+      };
       const [inbox, memberships] = await Promise.all([
         access.listScope(userId, undefined),
         access.memberships(userId),
@@ -89,12 +100,15 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
         // TZDate, which ical-generator writes as DTSTART;TZID=<zone>:<local time>); a date-only
         // task stays an all-day event, as before. A recurring task is one event with its RRULE,
         // starting at its current due date (decision 032).
+        // A zone with no VTIMEZONE to define it is written in UTC (the same instant, no TZID).
         const zone =
           task.due_time_zone && isTimeZone(task.due_time_zone) ? task.due_time_zone : DEFAULT_TIME_ZONE;
         const at = dueAt({ dueDate: due, dueTime: task.due_time, dueTimeZone: zone });
-        const when = at
-          ? { start: new TZDate(at.getTime(), zone), timezone: zone }
-          : { allDay: true, start: due, end: nextDay(due) };
+        const when = !at
+          ? { allDay: true, start: due, end: nextDay(due) }
+          : zoneDefined(zone)
+            ? { start: new TZDate(at.getTime(), zone), timezone: zone }
+            : { start: at, timezone: 'UTC' };
         const event = calendar.createEvent({
           // The same task is the same event at every fetch, so calendar apps update it in place.
           id: `task-${task.id}@${host}`,
@@ -110,11 +124,18 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
         // events only: it needs a due time), a fixed one at its moment.
         for (const reminder of alarms.get(task.id) ?? []) {
           if (reminder.at !== null) {
-            event.createAlarm({
-              type: ICalAlarmType.display,
-              trigger: new Date(toIso(reminder.at)),
-              description: task.title,
-            });
+            // A fixed trigger is a UTC moment (RFC 5545 3.8.6.3), but ical-generator writes it in
+            // its event's zone and without the Z: the alarm is built against an event in UTC.
+            event.createAlarm(
+              new ICalAlarm(
+                {
+                  type: ICalAlarmType.display,
+                  trigger: new Date(toIso(reminder.at)),
+                  description: task.title,
+                },
+                utcEvent,
+              ),
+            );
           } else if (at && reminder.relative_minutes !== null) {
             event.createAlarm({
               type: ICalAlarmType.display,

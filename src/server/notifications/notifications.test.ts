@@ -4,6 +4,7 @@ import {
   DEFAULT_NOTIFICATION_SETTINGS,
   type Notification,
   type NotificationSettings,
+  REMINDER_LIMITS,
   REMINDER_MESSAGES,
   type Reminder,
 } from '../../common/notifications';
@@ -188,6 +189,18 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
     ]) {
       const refused = await owner.request('POST', `/api/tasks/${task.id}/reminders`, body);
       expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    // A moment without Z or an offset would be read in the server's zone: refused, as the message says.
+    for (const at of ['2026-12-09T10:00', '2026-12-09T10:00:00', '2026-12-09T10:00:00.000']) {
+      const zoneless = await owner.request('POST', `/api/tasks/${task.id}/reminders`, { at });
+      expect([zoneless.statusCode, zoneless.json()], at).toEqual([
+        400,
+        { message: REMINDER_MESSAGES.atInvalid },
+      ]);
+    }
+    for (const at of ['2026-12-09T10:00Z', '2026-12-09T10:00:00.5-05:30']) {
+      const zoned = await remind(owner, task.id, { at });
+      await owner.request('DELETE', `/api/reminders/${zoned.id}`);
     }
     await setDue(task.id, '2026-03-10', '14:30', 'Europe/Berlin');
     const relative = await remind(editor, task.id, { relativeMinutes: 30 });
@@ -531,5 +544,62 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
     expect(await jobsLike('remind:')).not.toContainEqual(
       expect.objectContaining({ key: expect.stringContaining('2026-03-03T09:10') }),
     );
+  });
+
+  it('snoozing again and again: a fired fixed reminder gives way to a new one at the limit, a pending one never', async () => {
+    clock.set('2026-07-01T09:00:00Z');
+    const task = await newTask(owner, 'Snoozed report');
+    // Ten 'Snooze 1 hour's that have fired (the worker posts {at} an hour on, each time).
+    const fired: Reminder[] = [];
+    for (let i = 0; i < REMINDER_LIMITS.perTask; i++) {
+      fired.push(
+        await remind(owner, task.id, { at: new Date(clock.now().getTime() + 3_600_000).toISOString() }),
+      );
+      clock.advance(3_600_000);
+      await t.ctx.jobs.runDue();
+    }
+    expect(mailsTo(owner, 'Reminder: Snoozed report')).toHaveLength(REMINDER_LIMITS.perTask);
+    const list = async () =>
+      (await owner.request('GET', `/api/tasks/${task.id}/reminders`)).json<Reminder[]>();
+    expect((await list()).every((reminder) => reminder.firedAt !== null)).toBe(true);
+    // The eleventh snooze is taken: the oldest fired one makes room; the list stays at the limit.
+    const eleventh = await remind(owner, task.id, {
+      at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
+    });
+    expect((await list()).map((reminder) => reminder.id)).toEqual([
+      ...fired.slice(1).map((reminder) => reminder.id),
+      eleventh.id,
+    ]);
+    clock.advance(3_600_000);
+    await t.ctx.jobs.runDue();
+    expect(mailsTo(owner, 'Reminder: Snoozed report')).toHaveLength(REMINDER_LIMITS.perTask + 1);
+    // Ten still to fire: none gives way.
+    const pending = await newTask(owner, 'Ten to come');
+    for (let i = 1; i <= REMINDER_LIMITS.perTask; i++) {
+      await remind(owner, pending.id, { at: new Date(clock.now().getTime() + i * 3_600_000).toISOString() });
+    }
+    const refused = await owner.request('POST', `/api/tasks/${pending.id}/reminders`, {
+      at: new Date(clock.now().getTime() + 20 * 3_600_000).toISOString(),
+    });
+    expect([refused.statusCode, refused.json()]).toEqual([400, { message: REMINDER_MESSAGES.tooMany }]);
+  });
+
+  it("removing a task's due time or date removes its relative reminders, not its fixed ones", async () => {
+    clock.set('2026-07-02T09:00:00Z');
+    for (const removal of [{ dueTime: null }, { dueDate: null }]) {
+      const task = await newTask(owner, 'Dentist', { dueDate: '2026-07-10', dueTime: '14:00' });
+      const fixed = await remind(owner, task.id, { at: '2026-07-09T18:00:00Z' });
+      await remind(owner, task.id, { relativeMinutes: 30 });
+      await remind(owner, task.id, { relativeMinutes: 60 });
+      const patched = await owner.request('PATCH', `/api/tasks/${task.id}`, removal);
+      expect(patched.statusCode, patched.body).toBe(200);
+      expect(patched.json<Task>().dueTime).toBeNull();
+      const list = (await owner.request('GET', `/api/tasks/${task.id}/reminders`)).json<Reminder[]>();
+      expect(list, JSON.stringify(removal)).toEqual([fixed]);
+      // Ten fixed ones fit again: the relative ones no longer count.
+      for (let i = 0; i < REMINDER_LIMITS.perTask - 1; i++) {
+        await remind(owner, task.id, { at: `2026-07-0${i + 1}T20:00:00Z` });
+      }
+    }
   });
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { agentBodySchema } from '../../common/agents';
 import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
 import { CSV_COLUMNS, type ImportError } from '../../common/data';
-import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone } from '../../common/due';
+import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone, timeInZone } from '../../common/due';
 import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
 import { createSectionBodySchema } from '../../common/sections';
 import { TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
@@ -444,7 +444,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
     };
     /**
      * The row's date; a repeating one ('every monday', 'every weekday at 9am') as a rule with its
-     * next date (from today, in the row's zone) as the due date. One the phrase reader cannot read
+     * next date (from today, in the row's zone; today's only while its time is still to come) as
+     * the due date. One the phrase reader cannot read
      * keeps the old way (one date, if chrono finds one) and a notice names it.
      */
     const dueOf = (asTask: boolean) => {
@@ -455,7 +456,10 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
           ? parseRecurrencePhrase(text.replace(/^ev!?(?=\s)/i, (w) => w.replace(/^ev/i, 'every')))
           : null;
       if (phrase) {
-        const next = firstDueDate(phrase.rule, dateInZone(today, zone));
+        const next = firstDueDate(phrase.rule, dateInZone(today, zone), {
+          time: phrase.time,
+          now: timeInZone(today, zone),
+        });
         if (next) {
           return {
             due: next,

@@ -636,6 +636,25 @@ describe("Todoist's export read as Todoist writes it", () => {
     expect(parsed.tasks[2]).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
   });
 
+  it("starts a repeating date with a time at its next occurrence still to come in the row's zone", async () => {
+    const csv = [
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
+      'task,Stand-up,,1,1,,,every weekday at 9am,en,America/New_York',
+      'task,Evening walk,,1,1,,,every day at 9pm,en,America/New_York',
+      'task,Water plants,,1,1,,,every day,en,America/New_York',
+    ].join('\n');
+    // Thursday 26 November 2026, 20:25 in New York (already Friday in UTC).
+    const evening = new Date('2026-11-27T01:25:00Z');
+    const parsed = await parseImportFile(Buffer.from(csv), evening, 'Asia/Tokyo');
+    expect(parsed.tasks.map(({ title, dueDate, dueTime }) => ({ title, dueDate, dueTime }))).toEqual([
+      // Today's 09:00 has passed: Friday's, not an overdue task on arrival.
+      { title: 'Stand-up', dueDate: '2026-11-27', dueTime: '09:00' },
+      { title: 'Evening walk', dueDate: '2026-11-26', dueTime: '21:00' },
+      // No time: due all of today.
+      { title: 'Water plants', dueDate: '2026-11-26', dueTime: null },
+    ]);
+  });
+
   it('reads repeating dates as rules with their next date and time, and names one it cannot read', async () => {
     const csv = [
       'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',

@@ -46,7 +46,7 @@ export async function reminderRoutes(
       onRequest: requireUser,
       schema: {
         summary: 'Add a reminder',
-        description: `Editors and above. \`{at}\` (an ISO date-time) fires once then; \`{relativeMinutes}\` fires that many minutes before the due date-time, of each occurrence of a recurring task, and needs the task to have a \`dueTime\`. At most ${REMINDER_LIMITS.perTask} per task. It goes to the task's assignees, or its creator when it has none, who can still see the task. ${ROLES_NOTE}`,
+        description: `Editors and above. \`{at}\` (an ISO date-time) fires once then; \`{relativeMinutes}\` fires that many minutes before the due date-time, of each occurrence of a recurring task, and needs the task to have a \`dueTime\`. At most ${REMINDER_LIMITS.perTask} per task; at the limit, the oldest fixed reminders that have fired give way to the new one. It goes to the task's assignees, or its creator when it has none, who can still see the task. ${ROLES_NOTE}`,
         tags,
         operationId: 'createTaskReminder',
         params: taskIdParamsSchema,

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { dueAt } from '../../common/due';
 import {
   type CreateReminderBody,
@@ -156,6 +156,33 @@ export function createReminderService({
     await notifications.announce(told);
   });
 
+  /**
+   * The limit of reminders per task counts those still to fire: at the limit, the task's oldest
+   * fixed reminders that have fired (done for good: they keep nothing to do) give way to the new
+   * one, so 'Snooze 1 hour' works every time and the list stays at most the limit long. A relative
+   * reminder fires again for the next due date-time, so it never gives way. 400 when none can.
+   */
+  async function makeRoom(trx: Transaction<Database>, taskId: number): Promise<void> {
+    const rows = await trx
+      .selectFrom('reminders')
+      .select(['id', 'at', 'fired_at'])
+      .where('task_id', '=', taskId)
+      .orderBy('id')
+      .execute();
+    const excess = rows.length - REMINDER_LIMITS.perTask + 1;
+    if (excess <= 0) return;
+    const done = rows.filter((row) => row.at !== null && row.fired_at !== null).slice(0, excess);
+    if (done.length < excess) throw badRequest(REMINDER_MESSAGES.tooMany);
+    await trx
+      .deleteFrom('reminders')
+      .where(
+        'id',
+        'in',
+        done.map((row) => row.id),
+      )
+      .execute();
+  }
+
   return {
     scheduleTask,
 
@@ -178,12 +205,7 @@ export function createReminderService({
       if (body.relativeMinutes !== undefined && !dueAtOf(task))
         throw badRequest(REMINDER_MESSAGES.needsDueTime);
       const row = await db.transaction().execute(async (trx) => {
-        const count = await trx
-          .selectFrom('reminders')
-          .select((eb) => eb.fn.countAll<number | string>().as('count'))
-          .where('task_id', '=', task.id)
-          .executeTakeFirst();
-        if (Number(count?.count ?? 0) >= REMINDER_LIMITS.perTask) throw badRequest(REMINDER_MESSAGES.tooMany);
+        await makeRoom(trx, task.id);
         return trx
           .insertInto('reminders')
           .values({

@@ -46,6 +46,20 @@ describe.each(testDialects)('time and recurring tasks on %s', (dialect) => {
       expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone).toBe('America/New_York');
     });
 
+    it('is stored under its canonical IANA name, however it was spelled', async () => {
+      const bea = await t.signUp();
+      for (const [given, stored] of [
+        ['europe/berlin', 'Europe/Berlin'],
+        ['AMERICA/NEW_YORK', 'America/New_York'],
+        ['utc', 'UTC'],
+      ]) {
+        const set = await bea.request('PATCH', '/api/auth/me', { timeZone: given });
+        expect(set.statusCode, set.body).toBe(200);
+        expect(set.json().user.timeZone, given).toBe(stored);
+        expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone, given).toBe(stored);
+      }
+    });
+
     it('refuses a zone Intl does not know, naming timeZone', async () => {
       for (const timeZone of ['Mars/Olympus', '', 42, 'x'.repeat(200)]) {
         const response = await ana.request('PATCH', '/api/auth/me', { timeZone });

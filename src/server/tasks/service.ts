@@ -4,6 +4,7 @@ import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
 import { DEFAULT_TIME_ZONE, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
 import { LABEL_MESSAGES } from '../../common/labels';
+import { taskRemindersPath } from '../../common/notifications';
 import { PROJECTS_PATH } from '../../common/projects';
 import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
@@ -404,6 +405,7 @@ export function createTaskService({
         if (input.recurrence !== undefined) timeChanges.recurrence = input.recurrence;
       }
       if (input.recurrenceFrom !== undefined) timeChanges.recurrence_from = input.recurrenceFrom;
+      const losesDueTime = Boolean(current.due_time) && timeChanges.due_time === null;
       const recurrenceFrom =
         input.recurrenceFrom ?? (current.recurrence_from === 'completion' ? 'completion' : 'due');
       // Completing a recurring task moves it on to its next date instead of archiving it; a final
@@ -477,6 +479,15 @@ export function createTaskService({
         if (input.description !== undefined && input.description !== current.description) {
           add('description_changed');
         }
+        // Relative reminders count from the due time: without one they would never fire, yet fill
+        // the task's limit of reminders. They go with it; fixed ones stay.
+        if (losesDueTime) {
+          await trx
+            .deleteFrom('reminders')
+            .where('task_id', '=', id)
+            .where('relative_minutes', 'is not', null)
+            .execute();
+        }
         if (next) {
           await trx
             .updateTable('checklist_items')
@@ -528,7 +539,12 @@ export function createTaskService({
             : 'task.updated';
       await publish(
         moving ? [current.project_id, projectId] : [projectId],
-        [taskPath(id), taskActivityPath(id), ...(next ? [checklistPath(id)] : [])],
+        [
+          taskPath(id),
+          taskActivityPath(id),
+          ...(next ? [checklistPath(id)] : []),
+          ...(losesDueTime ? [taskRemindersPath(id)] : []),
+        ],
         [taskChange(type, updated)],
       );
       await reminders?.taskChanged(id);
