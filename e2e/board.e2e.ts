@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { PROJECT_COPY } from '../src/client/projects/copy';
 import { SECTION_COPY } from '../src/client/sections/copy';
 import type { Project } from '../src/common/projects';
 import type { Section } from '../src/common/sections';
@@ -106,6 +107,12 @@ describeBrowser('sections and the board in the browser', () => {
     (await projectTasks(page, projectId)).find((task) => task.title === title)?.sectionId;
   const noSideways = (page: Page) =>
     page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+
+  /** A sidebar link by the start of its name (a project's is followed by its count: 'Board 3, 1 task'). */
+  const sidebarLink = (page: Page, name: string) =>
+    page
+      .getByRole('navigation', { name: PROJECT_COPY.navigation })
+      .getByRole('link', { name: new RegExp(`^${name}(?:,|$)`) });
 
   async function openBoard(page: Page, projectId: number) {
     await page.goto(`/projects/${projectId}?view=board`);
@@ -282,9 +289,20 @@ describeBrowser('sections and the board in the browser', () => {
     await page.getByRole('button', { name: SECTION_COPY.board, exact: true }).click();
     await page.getByRole('region', { name: SECTION_COPY.board }).waitFor();
     expect(new URL(page.url()).searchParams.get('view')).toBe('board');
+    // To the Inbox and back by the sidebar: the board, and the address says so.
+    await sidebarLink(page, PROJECT_COPY.inbox).click();
+    await page.getByRole('button', { name: SECTION_COPY.list, exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('view')).toBeNull();
+    await sidebarLink(page, project.name).click();
+    await page.getByRole('region', { name: SECTION_COPY.board }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('board');
+    // Filled in, not pushed: Back leaves the project rather than landing on it without the parameter.
+    await page.goBack();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/');
     // Opened again without the parameter: the board, as last chosen.
     await page.goto(`/projects/${project.id}`);
     await page.getByRole('region', { name: SECTION_COPY.board }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('board');
     expect(
       await page.getByRole('button', { name: SECTION_COPY.board, exact: true }).getAttribute('aria-pressed'),
     ).toBe('true');
@@ -297,6 +315,18 @@ describeBrowser('sections and the board in the browser', () => {
     expect(
       await page.getByRole('button', { name: SECTION_COPY.list, exact: true }).getAttribute('aria-pressed'),
     ).toBe('true');
+
+    // A board opened from its address is remembered too: away and back, it is still the board.
+    const other = (await projectWith(page, { Backlog: ['Elsewhere'] })).project;
+    await openBoard(page, other.id);
+    await sidebarLink(page, PROJECT_COPY.inbox).click();
+    await page.getByRole('button', { name: SECTION_COPY.list, exact: true }).waitFor();
+    await sidebarLink(page, other.name).click();
+    await column(page, 'Backlog').getByRole('article', { name: 'Elsewhere' }).waitFor();
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('board');
+    await page.goto(`/projects/${other.id}`);
+    await column(page, 'Backlog').getByRole('article', { name: 'Elsewhere' }).waitFor();
+    expect(new URL(page.url()).searchParams.get('view')).toBe('board');
   });
 
   it('is accessible: the board and the grouped list, light and dark, desktop and phone', async () => {

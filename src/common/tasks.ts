@@ -328,6 +328,14 @@ const dueBoundSchema = (field: 'dueFrom' | 'dueTo') =>
       description: `YYYY-MM-DD, inclusive: a timed task's day is the one its due instant falls on in the caller's time zone.`,
     });
 
+/**
+ * A due window ends on or after the day it starts. The list's schema refines with it, so the
+ * address, a saved filter's query (issue 23) and the MCP tool's arguments are refused alike; the
+ * bounds are compared as written (YYYY-MM-DD sorts as the days do).
+ */
+const dueWindowInOrder = ({ dueFrom, dueTo }: { dueFrom?: unknown; dueTo?: unknown }): boolean =>
+  typeof dueFrom !== 'string' || typeof dueTo !== 'string' || dueFrom <= dueTo;
+
 /** `projectId=all`: every project the caller can see, instead of one. */
 export const ALL_PROJECTS = 'all';
 
@@ -340,61 +348,63 @@ const optionalParam = <T extends z.ZodType>(schema: T) =>
  * notes or a checklist item (case and accents aside); the other filters narrow by due date, files
  * and agent. Without any, the answer is the whole ordered list.
  */
-export const taskListQuerySchema = z.object({
-  q: optionalParam(
-    z.string().max(TASK_LIMITS.queryMax, `q must be at most ${TASK_LIMITS.queryMax} characters`),
-  ),
-  due: optionalParam(z.enum(DUE_FILTERS, { error: `due must be one of ${DUE_FILTERS.join(', ')}` })),
-  hasFiles: optionalParam(
-    z.enum(['true', 'false'], { error: 'hasFiles must be true or false' }).transform((v) => v === 'true'),
-  ),
-  agentId: optionalParam(z.coerce.number({ error: 'agentId must be a number' }).pipe(idSchema('agentId'))),
-  /** Which project's tasks (issue 21): a project id, or `all`; without it, the caller's Inbox. */
-  projectId: optionalParam(
-    z.union(
-      [
-        z.literal(ALL_PROJECTS),
-        z.coerce.number({ error: 'projectId must be a number or all' }).pipe(idSchema('projectId')),
-      ],
-      { error: 'projectId must be a number or all' },
+export const taskListQuerySchema = z
+  .object({
+    q: optionalParam(
+      z.string().max(TASK_LIMITS.queryMax, `q must be at most ${TASK_LIMITS.queryMax} characters`),
     ),
-  ),
-  /**
-   * `assignee=me`: only the tasks assigned to the caller, in any project they can see; with
-   * `projectId=all`, their Inbox's tasks too (everything of theirs: Today, Upcoming, issue 23).
-   */
-  assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
-  /** Due on or after this day (issue 23: Today, Upcoming, the calendar). */
-  dueFrom: optionalParam(dueBoundSchema('dueFrom')),
-  /** Due on or before this day. */
-  dueTo: optionalParam(dueBoundSchema('dueTo')),
-  /** `priority=1,2`: tasks of any of these priorities (issue 23). */
-  priority: optionalParam(
-    z
-      .string({ error: TASK_MESSAGES.priorityFilterInvalid })
-      .regex(/^[1-4](,[1-4]){0,3}$/, TASK_MESSAGES.priorityFilterInvalid)
-      .transform((value) => [...new Set(value.split(',').map(Number))].sort()),
-  ),
-  /** `label=work&label=home`: tasks carrying a label of each name (anyone's, case aside). */
-  label: z.preprocess(
-    (value) => {
-      const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== undefined && v !== '');
-      return list.length > 0 ? list : undefined;
-    },
-    z
-      .array(
-        z
-          .string({ error: TASK_MESSAGES.labelFilterInvalid })
-          .trim()
-          .min(LABEL_LIMITS.nameMin, TASK_MESSAGES.labelFilterInvalid)
-          .max(LABEL_LIMITS.nameMax, TASK_MESSAGES.labelFilterInvalid),
-      )
-      .max(LABEL_LIMITS.perTask, TASK_MESSAGES.labelFilterTooMany)
-      .optional(),
-  ),
-  /** The list's order: `manual` (the default) is the list's own. */
-  sort: optionalParam(z.enum(TASK_SORTS, { error: `sort must be one of ${TASK_SORTS.join(', ')}` })),
-});
+    due: optionalParam(z.enum(DUE_FILTERS, { error: `due must be one of ${DUE_FILTERS.join(', ')}` })),
+    hasFiles: optionalParam(
+      z.enum(['true', 'false'], { error: 'hasFiles must be true or false' }).transform((v) => v === 'true'),
+    ),
+    agentId: optionalParam(z.coerce.number({ error: 'agentId must be a number' }).pipe(idSchema('agentId'))),
+    /** Which project's tasks (issue 21): a project id, or `all`; without it, the caller's Inbox. */
+    projectId: optionalParam(
+      z.union(
+        [
+          z.literal(ALL_PROJECTS),
+          z.coerce.number({ error: 'projectId must be a number or all' }).pipe(idSchema('projectId')),
+        ],
+        { error: 'projectId must be a number or all' },
+      ),
+    ),
+    /**
+     * `assignee=me`: only the tasks assigned to the caller, in any project they can see; with
+     * `projectId=all`, their Inbox's tasks too (everything of theirs: Today, Upcoming, issue 23).
+     */
+    assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
+    /** Due on or after this day (issue 23: Today, Upcoming, the calendar). */
+    dueFrom: optionalParam(dueBoundSchema('dueFrom')),
+    /** Due on or before this day. */
+    dueTo: optionalParam(dueBoundSchema('dueTo')),
+    /** `priority=1,2`: tasks of any of these priorities (issue 23). */
+    priority: optionalParam(
+      z
+        .string({ error: TASK_MESSAGES.priorityFilterInvalid })
+        .regex(/^[1-4](,[1-4]){0,3}$/, TASK_MESSAGES.priorityFilterInvalid)
+        .transform((value) => [...new Set(value.split(',').map(Number))].sort()),
+    ),
+    /** `label=work&label=home`: tasks carrying a label of each name (anyone's, case aside). */
+    label: z.preprocess(
+      (value) => {
+        const list = (Array.isArray(value) ? value : [value]).filter((v) => v !== undefined && v !== '');
+        return list.length > 0 ? list : undefined;
+      },
+      z
+        .array(
+          z
+            .string({ error: TASK_MESSAGES.labelFilterInvalid })
+            .trim()
+            .min(LABEL_LIMITS.nameMin, TASK_MESSAGES.labelFilterInvalid)
+            .max(LABEL_LIMITS.nameMax, TASK_MESSAGES.labelFilterInvalid),
+        )
+        .max(LABEL_LIMITS.perTask, TASK_MESSAGES.labelFilterTooMany)
+        .optional(),
+    ),
+    /** The list's order: `manual` (the default) is the list's own. */
+    sort: optionalParam(z.enum(TASK_SORTS, { error: `sort must be one of ${TASK_SORTS.join(', ')}` })),
+  })
+  .refine(dueWindowInOrder, { message: TASK_MESSAGES.dueWindowReversed, path: ['dueFrom'] });
 export type TaskListQuery = z.output<typeof taskListQuerySchema>;
 
 /**

@@ -7,7 +7,7 @@ import { resendSubscription } from '../notifications/push';
 import { PROJECT_COPY } from '../projects/copy';
 import { Sidebar } from '../projects/Sidebar';
 import { useScopeProjectId } from '../sections/api';
-import { useTaskView } from '../sections/view';
+import { useShownTaskView } from '../sections/view';
 import { INBOX_SCOPE, type TaskScope } from '../tasks/api';
 import { TaskDragContext } from '../tasks/TaskDragContext';
 import { Button } from '../ui/button';
@@ -48,7 +48,7 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
   const followed = useRef(false);
   const { open, mounted } = useDialogState();
   // The board's columns and the calendar's month use the whole width; a list keeps a reading width.
-  const { view } = useTaskView(useScopeProjectId(listScope(screen)));
+  const view = useShownTaskView(useScopeProjectId(listScope(screen)));
   const wide = view === 'board' || screen.page === 'project-calendar' || screen.page === 'calendar';
 
   const newProject = () => {

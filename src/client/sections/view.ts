@@ -1,4 +1,4 @@
-import { useCallback, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import { useLocation, useSearch } from 'wouter';
 
 /**
@@ -13,21 +13,56 @@ function storedView(projectId: number): TaskView {
   return localStorage.getItem(viewStorageKey(projectId)) === 'board' ? 'board' : 'list';
 }
 
-/** The view shown for `projectId` (the address's, else the remembered one) and a way to change it. */
+/**
+ * The view shown: the one the address names, else the remembered one (`undefined` for the lists
+ * across projects, which have the List alone); `fromAddress` says which it was.
+ */
+export function shownView(
+  search: string,
+  remembered: TaskView | undefined,
+): { view: TaskView; fromAddress: boolean } {
+  const asked = new URLSearchParams(search).get(VIEW_PARAM);
+  if (asked === 'board' || asked === 'list') return { view: asked, fromAddress: true };
+  return { view: remembered ?? 'list', fromAddress: false };
+}
+
+/** `search` saying `view`, the other parameters kept: `view=board`, or no parameter for the List. */
+export function searchWithView(search: string, view: TaskView): string {
+  const params = new URLSearchParams(search);
+  if (view === 'board') params.set(VIEW_PARAM, view);
+  else params.delete(VIEW_PARAM);
+  const query = params.toString();
+  return query ? `?${query}` : '';
+}
+
+/** The view shown for `projectId`, read alone (the shell's width follows it). */
+export function useShownTaskView(projectId: number | undefined): TaskView {
+  return shownView(useSearch(), projectId === undefined ? undefined : storedView(projectId)).view;
+}
+
+/**
+ * The view shown for `projectId` and a way to change it, for the list that shows it. The address
+ * and the memory are kept saying the same: a view named in the address (a link, a reload) is
+ * remembered, and a remembered board is written into the address, replacing its history entry.
+ */
 export function useTaskView(projectId: number | undefined) {
   const search = useSearch();
   const [location, navigate] = useLocation();
-  const asked = new URLSearchParams(search).get(VIEW_PARAM);
-  const view: TaskView =
-    asked === 'board' || asked === 'list' ? asked : projectId === undefined ? 'list' : storedView(projectId);
+  const { view, fromAddress } = shownView(
+    search,
+    projectId === undefined ? undefined : storedView(projectId),
+  );
+  useEffect(() => {
+    if (projectId === undefined) return;
+    if (fromAddress) localStorage.setItem(viewStorageKey(projectId), view);
+    else if (view === 'board') {
+      navigate(`${location}${searchWithView(window.location.search, view)}`, { replace: true });
+    }
+  }, [projectId, view, fromAddress, location, navigate]);
   const setView = useCallback(
     (next: TaskView) => {
       if (projectId !== undefined) localStorage.setItem(viewStorageKey(projectId), next);
-      const params = new URLSearchParams(window.location.search);
-      if (next === 'board') params.set(VIEW_PARAM, next);
-      else params.delete(VIEW_PARAM);
-      const query = params.toString();
-      navigate(query ? `${location}?${query}` : location, { replace: true });
+      navigate(`${location}${searchWithView(window.location.search, next)}`, { replace: true });
     },
     [projectId, location, navigate],
   );

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LABEL_MESSAGES, type Label, type SavedFilter } from '../../common/labels';
-import type { Task } from '../../common/tasks';
+import { TASK_MESSAGES, type Task } from '../../common/tasks';
 import { ACCESS_MESSAGES } from '../access';
 import { expectStatus } from '../testing/answers';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
@@ -28,6 +28,8 @@ describe('saved filter queries', () => {
     expect(refusal('colour=red')).toBe("query: 'colour' is not a filter of the task list");
     expect(refusal('sort=due&sort=title')).toBe('query: sort may be given once');
     expect(refusal(`label=${'x'.repeat(51)}`)).toMatch(/^query: label must name a label/);
+    expect(refusal('dueFrom=2026-12-10&dueTo=2026-12-01')).toBe(`query: ${TASK_MESSAGES.dueWindowReversed}`);
+    expect(refusal('dueFrom=2026-12-01&dueTo=2026-12-01')).toBe('accepted');
     expect(refusal('?')).toBe(LABEL_MESSAGES.queryRequired);
   });
 });
@@ -302,6 +304,14 @@ describe.each(testDialects)('priorities, labels and saved filters on %s', (diale
     expect(await message(alice.request('POST', '/api/filters', { name: 'No query' }))).toBe(
       LABEL_MESSAGES.queryRequired,
     );
+    // A window that ends before it starts, as GET /api/tasks refuses it.
+    const reversed = 'dueFrom=2026-12-10&dueTo=2026-12-01';
+    expect(await message(alice.request('GET', `/api/tasks?${reversed}`))).toBe(
+      TASK_MESSAGES.dueWindowReversed,
+    );
+    expect(await message(alice.request('POST', '/api/filters', { name: 'Bad', query: reversed }))).toBe(
+      `query: ${TASK_MESSAGES.dueWindowReversed}`,
+    );
     const changed = await ok<SavedFilter>(
       alice.request('PATCH', `/api/filters/${saved.id}`, { query: 'label=work&label=home' }),
     );
@@ -309,6 +319,9 @@ describe.each(testDialects)('priorities, labels and saved filters on %s', (diale
     expect(
       (await alice.request('PATCH', `/api/filters/${saved.id}`, { query: 'priority=9' })).statusCode,
     ).toBe(400);
+    expect(await message(alice.request('PATCH', `/api/filters/${saved.id}`, { query: reversed }))).toBe(
+      `query: ${TASK_MESSAGES.dueWindowReversed}`,
+    );
     expect((await ok<SavedFilter[]>(alice.request('GET', '/api/filters'))).map((f) => f.query)).toEqual([
       'label=work&label=home',
     ]);

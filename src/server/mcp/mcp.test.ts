@@ -7,7 +7,7 @@ import { taskActivityPath } from '../../common/activity';
 import type { Agent } from '../../common/agents';
 import type { ChecklistItem } from '../../common/checklist';
 import { PROJECTS_PATH, type Project } from '../../common/projects';
-import { ARCHIVED_TASKS_PATH, TASKS_PATH, type Task, taskPath } from '../../common/tasks';
+import { ARCHIVED_TASKS_PATH, TASK_MESSAGES, TASKS_PATH, type Task, taskPath } from '../../common/tasks';
 import type { CreatedToken } from '../../common/tokens';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
@@ -276,6 +276,9 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     const bad = await call('list_tasks', { due: 'someday' });
     expect(bad.isError).toBe(true);
     expect(textOf(bad)).toContain('due must be one of overdue, today, week, none');
+    const reversed = await call('list_tasks', { dueFrom: '2026-12-10', dueTo: '2026-12-01' });
+    expect(reversed.isError).toBe(true);
+    expect(textOf(reversed)).toContain(TASK_MESSAGES.dueWindowReversed);
   });
 
   it('gets a task, updates it and adds checklist items', async () => {

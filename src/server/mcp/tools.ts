@@ -58,16 +58,17 @@ const agentId = idSchema('agentId')
   .describe('The id of one of your AI agents (list_agents shows them); null for none.');
 
 /**
- * GET /api/tasks's filters. JSON arguments carry a real boolean for `hasFiles`, where the query
- * string has the words 'true' and 'false': both are taken.
+ * GET /api/tasks's filters, with their rules (a due window in order). JSON arguments carry a real
+ * boolean for `hasFiles`, where the query string has the words 'true' and 'false': both are taken.
  */
-export const listTasksInput = z.strictObject({
-  ...taskListQuerySchema.shape,
-  hasFiles: z.preprocess(
-    (value) => (value === 'true' ? true : value === 'false' ? false : value),
-    z.boolean({ error: 'hasFiles must be true or false' }).optional(),
-  ),
-});
+export const listTasksInput = taskListQuerySchema
+  .safeExtend({
+    hasFiles: z.preprocess(
+      (value) => (value === 'true' ? true : value === 'false' ? false : value),
+      z.boolean({ error: 'hasFiles must be true or false' }).optional(),
+    ),
+  })
+  .strict();
 
 export const getTaskInput = z.strictObject({ taskId });
 

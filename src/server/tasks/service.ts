@@ -219,9 +219,6 @@ export function createTaskService({
    * the version are one query (the access module's listScope).
    */
   const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListBody> => {
-    if (query.dueFrom !== undefined && query.dueTo !== undefined && query.dueFrom > query.dueTo) {
-      throw badRequest(TASK_MESSAGES.dueWindowReversed);
-    }
     const span = await spanOf(userId, query);
     if (span) return filteredList(userId, span, archived, query);
     const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
