@@ -250,6 +250,16 @@ describe('with the built client', () => {
     }
   });
 
+  it('answers any path under /mcp/ with 404 {message}, as under /api/, not the app', async () => {
+    for (const url of ['/mcp/anything', '/mcp/', '/mcp/a/b?c=d']) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await app.inject({ method, url });
+        expect(response.statusCode, `${method} ${url}`).toBe(404);
+        if (method === 'GET') expectMessageOnly(response, 404);
+      }
+    }
+  });
+
   it('answers a missing file (an asset, a path with an extension) with 404 {message}, not the app', async () => {
     for (const url of ['/assets/gone-5678.js', '/assets/', '/favicon.ico', '/sitemap.xml', '/wp-login.php']) {
       const response = await app.inject({ method: 'GET', url });
