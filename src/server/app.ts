@@ -42,6 +42,7 @@ import { fileRoutes } from './files/routes';
 import type { FileStore } from './files/store';
 import { registerCompression } from './http/compression';
 import {
+  answerClientError,
   answerFrameworkError,
   DATABASE_RETRY_AFTER_SECONDS,
   DATABASE_UNAVAILABLE,
@@ -163,6 +164,7 @@ export async function buildApp(
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   registerRequestLog(app);
   const routes: RouteSummary[] = [];

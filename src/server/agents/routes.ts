@@ -1,4 +1,3 @@
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -22,6 +21,7 @@ import { MEDIA, noContentSchema } from '../../common/api';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH, taskIdParamsSchema, taskPath } from '../../common/tasks';
 import type { Database } from '../db';
 import { HttpError } from '../http/errors';
+import { hijackKeepingHeaders } from '../http/security';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { ProjectEvents } from '../live/projects';
@@ -302,10 +302,8 @@ async function streamRun(
   onStart: () => void,
   onEnded: () => void,
 ) {
-  reply.hijack();
-  const res = reply.raw;
+  const res = hijackKeepingHeaders(reply);
   res.writeHead(200, {
-    ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     // nginx would otherwise buffer the stream.

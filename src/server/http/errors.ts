@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { setSecurityHeaders } from './security';
+import { SECURITY_HEADERS, setSecurityHeaders } from './security';
 
 /** An error whose message is safe to show: it leaves the server as `{message}` with its status. */
 export class HttpError extends Error {
@@ -67,6 +69,58 @@ const fastifyMessages: Record<string, string> = {
   FST_ERR_BAD_URL: 'This address is not valid.',
   FST_ERR_MAX_PARAM_LENGTH: 'This address is too long.',
 };
+
+/** Messages for what Node's HTTP parser refuses before Fastify sees a request. */
+export const CLIENT_ERROR_MESSAGES = {
+  headersTooLarge: 'The request headers are too large.',
+  timeout: 'The request took too long to arrive.',
+  invalid: 'This request is not valid.',
+} as const;
+
+/** Node's codes for a client error (its own default answer picks the status by them too). */
+const clientErrorAnswers: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: CLIENT_ERROR_MESSAGES.headersTooLarge },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: CLIENT_ERROR_MESSAGES.timeout },
+};
+
+const SECURITY_HEADER_LINES = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (headers over its limit, a
+ * request line or header that is not HTTP, a bad Content-Length, a request too slow to arrive)
+ * never becomes a request, so no hook or handler runs. Written to the socket as Fastify's default
+ * does, but as `{message}` with the usual security headers, and the connection closed.
+ */
+export function answerClientError(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+): void {
+  // A reset connection is already gone: nothing to answer (https://nodejs.org/api/http.html#event-clienterror).
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, message } = clientErrorAnswers[error.code ?? ''] ?? {
+    status: 400,
+    message: CLIENT_ERROR_MESSAGES.invalid,
+  };
+  this.log.trace({ err: error }, 'client error');
+  // As Node: not once an answer to an earlier request on this connection has begun, which this
+  // one would corrupt.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({ message });
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `content-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n` +
+        'connection: close\r\n' +
+        SECURITY_HEADER_LINES +
+        `\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
 
 /**
  * The one error handler: every error leaves as JSON `{message}` with the right status.

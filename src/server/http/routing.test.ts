@@ -1,10 +1,12 @@
 import fs from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app';
 import { createTestApp, type TestApp } from '../testing/app';
+import { answerClientError, CLIENT_ERROR_MESSAGES } from './errors';
 import { SECURITY_HEADERS } from './security';
 
 /**
@@ -87,6 +89,111 @@ describe('answers outside the routes', () => {
   });
 });
 
+/** An answer read off a raw socket: the status line's code, its headers (names in lower case) and body. */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function parseRaw(text: string): RawAnswer {
+  const [head = '', body = ''] = text.split('\r\n\r\n', 2);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+/** Writes `request` as it is and reads everything the server sends until it closes the connection. */
+function rawExchange(port: number, request: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseRaw(text)));
+    socket.write(request);
+  });
+}
+
+const expectRawMessageOnly = (answer: RawAnswer, status: number, message: string) => {
+  expect(answer.status, answer.body).toBe(status);
+  expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(answer.headers.connection).toBe('close');
+  expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+  expect(JSON.parse(answer.body)).toEqual({ message });
+  expect(answer.headers).toMatchObject(SECURITY_HEADERS);
+};
+
+describe('errors from Node’s HTTP parser, before the app sees a request', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => t.close());
+
+  it('answers headers over Node’s limit with 431 {message} and the usual headers', async () => {
+    const big = 'a'.repeat(20_000);
+    const answer = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${big}\r\n\r\n`);
+    expectRawMessageOnly(answer, 431, CLIENT_ERROR_MESSAGES.headersTooLarge);
+    expect(answer.body).not.toContain(big.slice(0, 50));
+  });
+
+  it('answers a request that is not HTTP with 400 {message} and the usual headers, not echoing it', async () => {
+    for (const request of [
+      'GARBAGE <script>\r\n\r\n',
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nnot a header line <script>\r\n\r\n',
+      'POST /api/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: <script>\r\n\r\n',
+      'POST /api/tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+    ]) {
+      const answer = await rawExchange(port, request);
+      expectRawMessageOnly(answer, 400, CLIENT_ERROR_MESSAGES.invalid);
+      expect(answer.body, request).not.toContain('script');
+    }
+  });
+
+  it('answers a request that timed out with 408 {message} and the usual headers', async () => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    const serverSide = await new Promise<net.Socket>((resolve) => t.app.server.once('connection', resolve));
+    const answer = new Promise<RawAnswer>((resolve) => {
+      let text = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('close', () => resolve(parseRaw(text)));
+    });
+    // What Node raises when a request's headers or body take longer than its requestTimeout.
+    t.app.server.emit(
+      'clientError',
+      Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+      serverSide,
+    );
+    expectRawMessageOnly(await answer, 408, CLIENT_ERROR_MESSAGES.timeout);
+  });
+
+  it('writes nothing to a socket the client reset or that can no longer be written', () => {
+    const writes: string[] = [];
+    const socket = (state: { destroyed: boolean; writable: boolean }) =>
+      ({ ...state, write: (text: string) => writes.push(text), destroy: () => {} }) as unknown as net.Socket;
+    const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    const invalid = Object.assign(new Error('Parse Error'), { code: 'HPE_INVALID_METHOD' });
+    answerClientError.call(t.app, reset, socket({ destroyed: false, writable: true }));
+    answerClientError.call(t.app, invalid, socket({ destroyed: true, writable: false }));
+    answerClientError.call(t.app, invalid, socket({ destroyed: false, writable: false }));
+    expect(writes).toEqual([]);
+  });
+});
+
 describe('with the built client', () => {
   let t: TestApp;
   let app: FastifyInstance;
@@ -140,6 +247,16 @@ describe('with the built client', () => {
     ]) {
       const response = await app.inject({ method: 'GET', url });
       expectMessageOnly(response, 404);
+    }
+  });
+
+  it('answers any path under /mcp/ with 404 {message}, as under /api/, not the app', async () => {
+    for (const url of ['/mcp/anything', '/mcp/', '/mcp/a/b?c=d']) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const response = await app.inject({ method, url });
+        expect(response.statusCode, `${method} ${url}`).toBe(404);
+        if (method === 'GET') expectMessageOnly(response, 404);
+      }
     }
   });
 

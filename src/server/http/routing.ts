@@ -42,15 +42,18 @@ export function registerFallback(app: FastifyInstance, { hasClient }: { hasClien
   });
 }
 
+/** First path segments that are never pages: the API, the MCP endpoint (decision 021), the built assets. */
+const NOT_PAGES = new Set(['api', 'mcp', 'assets']);
+
 /**
  * A GET or HEAD of what could be a page of the SPA, which routes its own (/archive,
- * /reset-password/<token>, its own page for unknown ones). Not the API, nor a file: a path with a
- * dot in it (favicon.ico, a missing asset, anything under /.well-known/, where an MCP client asks
- * after a 401 and must not be handed HTML) or under /assets/.
+ * /reset-password/<token>, its own page for unknown ones). Not the API or the MCP endpoint, nor a
+ * file: a path with a dot in it (favicon.ico, a missing asset, anything under /.well-known/, where
+ * an MCP client asks after a 401 and must not be handed HTML) or under /assets/.
  */
 function isPageRequest(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   const pathname = request.url.split('?')[0] ?? '/';
   const [first = ''] = pathname.split('/').slice(1);
-  return first !== 'api' && first !== 'assets' && !pathname.includes('.');
+  return !NOT_PAGES.has(first) && !pathname.includes('.');
 }

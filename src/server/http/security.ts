@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /**
@@ -59,4 +60,18 @@ export async function registerSecurityHeaders(app: FastifyInstance): Promise<voi
 /** For answers given before any hook runs (http/errors.ts, the router's own errors). */
 export function setSecurityHeaders(reply: FastifyReply): void {
   for (const [name, value] of HEADER_ENTRIES) reply.header(name, value);
+}
+
+/**
+ * Takes the raw response over from Fastify (a stream, the MCP transport) keeping the headers the
+ * hooks set on the reply (the security headers among them), which a hijacked reply does not send.
+ * Headers given later to `writeHead` are added to them or replace them.
+ */
+export function hijackKeepingHeaders(reply: FastifyReply): ServerResponse {
+  reply.hijack();
+  const res = reply.raw;
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) res.setHeader(name, value);
+  }
+  return res;
 }

@@ -4,6 +4,7 @@ import { MEDIA } from '../../common/api';
 import { LIVE_EVENTS_PATH, type LiveEvent, liveEventSchema } from '../../common/live';
 import { notificationsLiveEventSchema } from '../../common/notifications';
 import type { Access } from '../access';
+import { hijackKeepingHeaders } from '../http/security';
 import { currentUser, requireUser } from '../http/session';
 import type { LiveBus } from './bus';
 
@@ -46,12 +47,7 @@ export async function liveRoutes(
     // A token limited to some projects hears nothing of the others (issue 24).
     const reachable = access.reachesLater(userId);
     const reaches = (projectIds: readonly number[] | undefined) => !projectIds || projectIds.some(reachable);
-    reply.hijack();
-    const res = reply.raw;
-    // Keep the security headers the hooks set on the reply: a hijacked reply does not send them.
-    for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined) res.setHeader(name, value);
-    }
+    const res = hijackKeepingHeaders(reply);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',

@@ -9,6 +9,7 @@ import type { ChecklistItem } from '../../common/checklist';
 import { PROJECTS_PATH, type Project } from '../../common/projects';
 import { ARCHIVED_TASKS_PATH, TASK_MESSAGES, TASKS_PATH, type Task, taskPath } from '../../common/tasks';
 import type { CreatedToken } from '../../common/tokens';
+import { SECURITY_HEADERS } from '../http/security';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { MCP_PATH } from './routes';
@@ -670,6 +671,33 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       });
       expect(response.status).toBe(401);
     });
+  });
+
+  it('sends the usual security headers on every answer, the transport’s own included', async () => {
+    const authorization = `Bearer ${aliceToken}`;
+    const listTools = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const post = (accept: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json', accept },
+        body: listTools,
+      });
+    const listed = await post('application/json, text/event-stream');
+    expect(listed.status).toBe(200);
+    // The SDK's own refusal of a client that does not accept both.
+    const notAcceptable = await post('text/html');
+    expect(notAcceptable.status).toBe(406);
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: listTools,
+    });
+    expect(refused.status).toBe(401);
+    const otherMethod = await fetch(url, { headers: { authorization } });
+    expect(otherMethod.status).toBe(405);
+    for (const response of [listed, notAcceptable, refused, otherMethod]) {
+      expect(Object.fromEntries(response.headers), String(response.status)).toMatchObject(SECURITY_HEADERS);
+    }
   });
 
   it('answers every method but POST with a token 405 and Allow: POST, and bad bodies without a 500', async () => {

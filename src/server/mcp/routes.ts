@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TOKEN_MESSAGES } from '../../common/tokens';
 import { mayWrite } from '../access';
 import { HttpError } from '../http/errors';
+import { hijackKeepingHeaders } from '../http/security';
 import { BEARER_MESSAGES, type BearerTokenResolver, bearerToken, currentUser } from '../http/session';
 import { onFirstUse } from '../on-first-use';
 import { createMcpServer, MCP_READ_TOOLS, type McpToolDeps } from './tools';
@@ -61,20 +62,21 @@ export async function mcpRoutes(app: FastifyInstance, { tokens, ...toolDeps }: M
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    reply.hijack();
-    reply.raw.on('close', () => {
+    // The transport writes the answer itself (200, or its own 406 or 415): with the usual headers.
+    const res = hijackKeepingHeaders(reply);
+    res.on('close', () => {
       void transport.close();
       void server.close();
     });
     try {
       await server.connect(transport);
       // Fastify has read and parsed the JSON body; the transport takes it as it is.
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      await transport.handleRequest(request.raw, res, request.body);
     } catch (error) {
       request.log.error({ err: error }, 'MCP request failed');
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' });
-        reply.raw.end(JSON.stringify(jsonRpcError(-32603, 'Internal server error')));
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(jsonRpcError(-32603, 'Internal server error')));
       }
     }
   });
