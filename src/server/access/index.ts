@@ -301,6 +301,11 @@ export function createAccess(db: Kysely<Database>, { bus }: { bus?: Pick<LiveBus
       return tokenReaches(userId, projectId);
     },
 
+    /** The projects the caller's token is limited to; null when it is not (a session, or a token for all). */
+    projectLimit(userId: number): ReadonlySet<number> | null {
+      return projectLimitOf(userId);
+    },
+
     /**
      * `reaches` for later: the caller's limits as they are now, for what runs outside the request
      * (a live stream's events, which the bus delivers).

@@ -457,6 +457,16 @@ export function createNotificationService(deps: NotificationServiceDeps) {
         if (body.ids.length === 0) return { unread: await unreadCount(userId) };
         update = update.where('id', 'in', body.ids);
       }
+      // A token limited to some projects marks those alone, as it lists those alone (issue 24).
+      const limit = access.projectLimit(userId);
+      if (limit) {
+        update = update.where((eb) =>
+          eb.or([
+            eb('project_id', 'is', null),
+            ...(limit.size > 0 ? [eb('project_id', 'in', [...limit])] : []),
+          ]),
+        );
+      }
       await update.execute();
       const unread = await unreadCount(userId);
       live.message(userId, { type: 'notifications', unread } satisfies NotificationsLiveEvent);

@@ -463,6 +463,44 @@ describe.each(testDialects)('API tokens and devices on %s', (dialect) => {
       expect((await alice.request('GET', `/api/tasks/${tasks.shared}`)).json().title).toBe('In the garden');
     });
 
+    it('a token limited to some projects reads and marks read the notifications of those alone', async () => {
+      const { alice, bob, own, shared, tasks } = await world();
+      // Bob joins Alice's project; each assigns the other a task: one notification per project.
+      const joined = await alice.request('POST', `/api/projects/${own}/members`, {
+        user: bob.user.username,
+        role: 'editor',
+      });
+      expect(joined.statusCode, joined.body).toBe(201);
+      await bob.request('PATCH', `/api/tasks/${tasks.own}`, { assigneeIds: [alice.user.id] });
+      await bob.request('PATCH', `/api/tasks/${tasks.shared}`, { assigneeIds: [alice.user.id] });
+      const projectsOf = async (
+        url: string,
+        who: (m: string, u: string, b?: unknown) => Promise<{ json(): unknown }>,
+      ) =>
+        ((await who('GET', url)).json() as Array<{ projectId: number | null; readAt: string | null }>)
+          .filter((n) => n.readAt === null)
+          .map((n) => n.projectId);
+      const session = (method: string, url: string, body?: unknown) => alice.request(method, url, body);
+      // Alice was told of each assignment, and of being added to Bob's project.
+      expect(new Set(await projectsOf('/api/notifications', session))).toEqual(new Set([own, shared]));
+
+      const { token } = await mint(alice, { name: 'website', projectIds: [own] });
+      const as = (method: string, url: string, body?: unknown) => bearer(token, method, url, body);
+      expect(new Set(await projectsOf('/api/notifications', as))).toEqual(new Set([own]));
+      const all = await as('POST', '/api/notifications/read', { all: true });
+      expect(all.statusCode, all.body).toBe(200);
+      // The other project's notification is still unread, and its id cannot be marked either.
+      const [other] = (await session('GET', '/api/notifications?unread=1')).json() as Array<{
+        id: number;
+        projectId: number;
+      }>;
+      expect(other?.projectId).toBe(shared);
+      await as('POST', '/api/notifications/read', { ids: [other!.id] });
+      const unread = await projectsOf('/api/notifications', session);
+      expect(unread.length).toBeGreaterThan(1);
+      expect(new Set(unread)).toEqual(new Set([shared]));
+    });
+
     it("an administrator's token limited to some projects does not administer the server (403)", async () => {
       const admin = await t.signUp({ isAdmin: true });
       const limited = await mint(admin, { name: 'inbox', projectIds: [admin.inboxId] });
