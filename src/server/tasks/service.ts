@@ -652,9 +652,17 @@ export function createTaskService({
         );
         return unassigned;
       });
-      if (ids.length > 0) {
-        await changed([projectId], ...ids.flatMap((id) => [taskPath(id), taskActivityPath(id)]));
-      }
+      if (ids.length === 0) return;
+      // Webhooks hear of each as a task.updated, as of any other change of assignees.
+      const rows = (await Promise.all(ids.map((id) => tasks.find(id)))).filter((row) => row !== undefined);
+      const extras = await extrasOf(rows.map((row) => row.id));
+      await publish(
+        [projectId],
+        ids.flatMap((id) => [taskPath(id), taskActivityPath(id)]),
+        rows.map((row) =>
+          taskChange('task.updated', toTask(row, extras.assignees.get(row.id), extras.labels.get(row.id))),
+        ),
+      );
     },
 
     /**

@@ -289,9 +289,17 @@ describe.each(testDialects)('webhooks on %s', (dialect) => {
       201,
     );
     expected.push({ type: 'project.member_added', data: { projectId: project.id, member: added } });
+    const assigned = await ok<Task>(
+      owner.request('PATCH', `/api/tasks/${task.id}`, { assigneeIds: [member.user.id] }),
+    );
+    expected.push({ type: 'task.updated', data: summary(assigned) });
     expect(
       (await owner.request('DELETE', `/api/projects/${project.id}/members/${member.user.id}`)).statusCode,
     ).toBe(204);
+    // Removed, they come off the task: a change of its assignees like any other.
+    const unassigned = await ok<Task>(owner.request('GET', `/api/tasks/${task.id}`));
+    expect(unassigned.assigneeIds).toEqual([]);
+    expected.push({ type: 'task.updated', data: summary(unassigned) });
     expected.push({ type: 'project.member_removed', data: { projectId: project.id, member: added } });
     const before = await ok<Task>(owner.request('GET', `/api/tasks/${task.id}`));
     expect((await owner.request('DELETE', `/api/tasks/${task.id}`)).statusCode).toBe(204);
