@@ -8,6 +8,7 @@ import { buildApp } from '../app';
 import { createTestApp, type TestApp } from '../testing/app';
 import { answerClientError, CLIENT_ERROR_MESSAGES } from './errors';
 import { SECURITY_HEADERS } from './security';
+import { SESSION_COOKIE } from './session';
 
 /**
  * The answers no route gives: the router's own errors, unknown paths, methods a path does not
@@ -66,6 +67,29 @@ describe('answers outside the routes', () => {
       expectMessageOnly(response, 405);
       expect(response.headers.allow, `${method} ${url}`).toBe(allow);
     }
+  });
+
+  it('answers 405 to a signed-in browser’s cookie too, with or without its Origin (nothing is changed)', async () => {
+    const user = await t.signUp();
+    for (const origin of [undefined, 'https://elsewhere.example']) {
+      const response = await t.app.inject({
+        method: 'PUT',
+        url: '/api/tasks',
+        cookies: { [SESSION_COOKIE]: user.sessionId },
+        headers: origin ? { origin } : {},
+      });
+      expectMessageOnly(response, 405);
+      expect(response.headers.allow).toBe('GET, HEAD, POST');
+    }
+    // A route that exists still refuses the cross-site write.
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/tasks',
+      cookies: { [SESSION_COOKIE]: user.sessionId },
+      headers: { origin: 'https://elsewhere.example' },
+      payload: { title: 'Forged' },
+    });
+    expect(refused.statusCode).toBe(403);
   });
 
   it('keeps 404 for paths no route serves whatever the method', async () => {

@@ -95,7 +95,9 @@ export const sessionPlugin = fp<{ sessions: SessionStore; tokens: BearerTokenRes
       // A read may take the session from the cache; a change asks the database (decision 023).
       const resolved = await sessions.resolve(sessionId, { fresh: !READ_METHODS.has(request.method) });
       if (!resolved) return;
-      if (!fromHeader && !READ_METHODS.has(request.method) && !isSameOrigin(request, appOrigin)) {
+      // No route (a 404 or a 405, which change nothing): those answers come first.
+      const write = !READ_METHODS.has(request.method) && !request.is404;
+      if (!fromHeader && write && !isSameOrigin(request, appOrigin)) {
         throw forbidden('Cross-site request refused.');
       }
       request.session = {
