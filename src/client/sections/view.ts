@@ -52,13 +52,6 @@ export function useTaskView(projectId: number | undefined) {
     search,
     projectId === undefined ? undefined : storedView(projectId),
   );
-  useEffect(() => {
-    if (projectId === undefined) return;
-    if (fromAddress) localStorage.setItem(viewStorageKey(projectId), view);
-    else if (view === 'board') {
-      navigate(`${location}${searchWithView(window.location.search, view)}`, { replace: true });
-    }
-  }, [projectId, view, fromAddress, location, navigate]);
   const setView = useCallback(
     (next: TaskView) => {
       if (projectId !== undefined) localStorage.setItem(viewStorageKey(projectId), next);
@@ -66,6 +59,11 @@ export function useTaskView(projectId: number | undefined) {
     },
     [projectId, location, navigate],
   );
+  useEffect(() => {
+    if (projectId === undefined) return;
+    if (fromAddress) localStorage.setItem(viewStorageKey(projectId), view);
+    else if (view === 'board') setView(view);
+  }, [projectId, view, fromAddress, setView]);
   return { view, setView };
 }
 
