@@ -1,7 +1,9 @@
 // Today's answer at 10,000 tasks (issue 23): GET /api/tasks with Today's parameters
-// (projectId=all&assignee=me&dueTo=<today>&view=summary, what the page and the sidebar's count ask),
-// and Upcoming's (dueFrom=<today>&dueTo=<today + 13>), timed one request at a time, on SQLite and
-// on PostgreSQL. A third of the tasks are due, from a week ago to two weeks ahead.
+// (projectId=all&assignee=me_or_unassigned&dueTo=<today>&view=summary, what the page and the
+// sidebar's count ask), Upcoming's (dueFrom=<today>&dueTo=<today + 13>), and Today with 'Only tasks
+// assigned to me' (assignee=me, issue 28), timed one request at a time, on SQLite and on PostgreSQL.
+// Half the tasks are in the Inbox, half unassigned in a project the person owns; a third of them
+// are due, from a week ago to two weeks ahead.
 //
 //   npm run build && node bench/views.bench.mjs
 //
@@ -12,7 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { importCsv, median, pgSchema, print, signIn, startApp, timeGets } from './lib/app.mjs';
+import { importCsv, median, pgSchema, print, request, signIn, startApp, timeGets } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const TASKS = 10_000;
@@ -21,11 +23,11 @@ const TARGET_MS = 50;
 const DAY_MS = 86_400_000;
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
 
-/** 10,000 tasks in Tasklane's CSV, a third due between a week ago and two weeks ahead. */
-function csv() {
+/** Tasks `from` to `to` in Tasklane's CSV, a third due between a week ago and two weeks ahead. */
+function csv(from, to) {
   const lines = ['title,description,dueDate,completed,archived,notes,createdAt'];
   const now = Date.now();
-  for (let i = 0; i < TASKS; i++) {
+  for (let i = from; i < to; i++) {
     const due = i % 3 === 0 ? isoDay(now + ((i % 21) - 7) * DAY_MS) : '';
     lines.push(
       [
@@ -51,16 +53,28 @@ async function benchDialect(dialect) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     const { headers } = await signIn(agent, app.url);
-    const imported = await importCsv(app.url, headers, csv());
-    if (imported.status !== 200) throw new Error(`import failed: ${imported.body}`);
+    const created = await request(agent, 'POST', `${app.url}/api/projects`, {
+      headers,
+      body: { name: 'Team' },
+    });
+    if (created.status !== 201) throw new Error(`project failed: ${created.body}`);
+    const team = JSON.parse(created.body);
+    for (const [from, to, projectId] of [
+      [0, TASKS / 2, undefined],
+      [TASKS / 2, TASKS, team.id],
+    ]) {
+      const imported = await importCsv(app.url, headers, csv(from, to), projectId);
+      if (imported.status !== 200) throw new Error(`import failed: ${imported.body}`);
+    }
     // The bench's account has no time zone: its days are UTC's.
     const today = isoDay(Date.now());
     const queries = [
-      ['Today', `?projectId=all&assignee=me&dueTo=${today}&view=summary`],
+      ['Today', `?projectId=all&assignee=me_or_unassigned&dueTo=${today}&view=summary`],
       [
         'Upcoming',
-        `?projectId=all&assignee=me&dueFrom=${today}&dueTo=${isoDay(Date.now() + 13 * DAY_MS)}&view=summary`,
+        `?projectId=all&assignee=me_or_unassigned&dueFrom=${today}&dueTo=${isoDay(Date.now() + 13 * DAY_MS)}&view=summary`,
       ],
+      ['Today, me', `?projectId=all&assignee=me&dueTo=${today}&view=summary`],
     ];
     print(`\n${dialect}: ${TASKS} tasks`);
     print('view        tasks   min ms   median ms   p95 ms');

@@ -73,6 +73,16 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
   const titlesIn = (scope: Locator) =>
     scope.getByRole('article').evaluateAll((cards) => cards.map((c) => c.getAttribute('aria-label')));
   const sidebar = (page: Page) => page.getByRole('navigation', { name: 'Projects' });
+  const onlyMine = (page: Page) => page.getByRole('checkbox', { name: VIEW_COPY.onlyAssigned });
+
+  /** No task in the Inbox and none of the projects earlier tests made: their tasks would show here. */
+  async function clearAll(page: Page) {
+    await deleteAllTasks(page);
+    for (const project of await apiFromPage<Project[]>(page, 'GET', '/api/projects')) {
+      if (!project.inbox && project.role === 'owner')
+        await apiFromPage(page, 'DELETE', `/api/projects/${project.id}`);
+    }
+  }
 
   /** Drags with the mouse from one element to where `target` is, the lifted card's centre landing on it. */
   async function drag(page: Page, handle: Locator, lifted: Locator, target: Locator) {
@@ -109,9 +119,9 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await page.mouse.up();
   }
 
-  it("Today: 'Overdue' then 'Today', by time then list order, across the Inbox and what is assigned to me; axe in both themes and widths", async () => {
+  it("Today: 'Overdue' then 'Today', by time then list order, across the Inbox, what is assigned to me and what nobody has in my projects; axe in both themes and widths", async () => {
     const page = await signedIn();
-    await deleteAllTasks(page);
+    await clearAll(page);
     const me = (await apiFromPage<{ user: { id: number } }>(page, 'GET', '/api/auth/me')).user;
     const day = today();
     await create(page, 'Pay rent', { dueDate: day });
@@ -130,23 +140,28 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
 
     await page.reload();
     const link = sidebar(page).getByRole('link', { name: /^Today, / });
-    await expect.poll(() => link.getAttribute('aria-label')).toBe('Today, 5 tasks');
+    await expect.poll(() => link.getAttribute('aria-label')).toBe('Today, 6 tasks');
     await expect
       .poll(() =>
         sidebar(page)
           .getByRole('link', { name: /^Upcoming, / })
           .getAttribute('aria-label'),
       )
-      .toBe('Upcoming, 5 tasks');
+      .toBe('Upcoming, 6 tasks');
     await link.click();
     await page.getByRole('heading', { name: VIEW_COPY.today, level: 1 }).waitFor();
     expect(await page.title()).toBe('Today · Tasklane');
     expect(new URL(page.url()).pathname).toBe('/today');
     await card(page, 'Fix the footer').waitFor();
-    expect(await page.locator('main section > h2').allTextContents()).toEqual(['Overdue 2', 'Today 3']);
+    expect(await page.locator('main section > h2').allTextContents()).toEqual(['Overdue 2', 'Today 4']);
     expect(await titlesIn(section(page, 'Overdue 2'))).toEqual(['File the report', 'Early call']);
     // Timed first by time, then the date-only ones in list order (position, then id).
-    expect(await titlesIn(section(page, 'Today 3'))).toEqual(['Late call', 'Pay rent', 'Fix the footer']);
+    expect(await titlesIn(section(page, 'Today 4'))).toEqual([
+      'Late call',
+      'Nobody’s task',
+      'Pay rent',
+      'Fix the footer',
+    ]);
     // A list across projects names each card's project, as a link there; the Inbox's cards need not.
     const footer = card(page, 'Fix the footer').getByRole('link', { name: 'Project: Website' });
     await footer.waitFor();
@@ -179,9 +194,69 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     ).toBe(0);
   });
 
+  it("'Only tasks assigned to me': a project's unassigned task shows on Today, Upcoming and the calendar until it is ticked, and the choice survives a reload; axe", async () => {
+    const page = await signedIn();
+    await clearAll(page);
+    const day = today();
+    await create(page, 'Water plants', { dueDate: day });
+    const garden = await apiFromPage<Project>(page, 'POST', '/api/projects', {
+      name: 'Garden',
+      color: 'green',
+    });
+    await create(page, 'Mow the lawn', { dueDate: day, projectId: garden.id });
+    const count = (name: string) =>
+      sidebar(page)
+        .getByRole('link', { name: new RegExp(`^${name}, `) })
+        .getAttribute('aria-label');
+
+    // By default an owner sees the unassigned work of her project coming, beside her Inbox.
+    await page.goto('/today');
+    await card(page, 'Mow the lawn').waitFor();
+    await card(page, 'Water plants').waitFor();
+    expect(await onlyMine(page).isChecked()).toBe(false);
+    await expect.poll(() => count('Today')).toBe('Today, 2 tasks');
+    await page.goto('/upcoming');
+    await card(section(page, 'Today'), 'Mow the lawn').waitFor();
+    await expectAccessible(page, 'Upcoming with the control, light, desktop');
+
+    // Ticked (here by keyboard): only what is assigned to her, and her Inbox, on every view.
+    await onlyMine(page).focus();
+    await page.keyboard.press('Space');
+    await card(page, 'Mow the lawn').waitFor({ state: 'detached' });
+    await card(section(page, 'Today'), 'Water plants').waitFor();
+    await expect.poll(() => count('Today')).toBe('Today, 1 task');
+    await expect.poll(() => count('Upcoming')).toBe('Upcoming, 1 task');
+    await page.reload();
+    await card(page, 'Water plants').waitFor();
+    expect(await onlyMine(page).isChecked()).toBe(true);
+    expect(await card(page, 'Mow the lawn').count()).toBe(0);
+    await page.goto('/today');
+    await card(page, 'Water plants').waitFor();
+    expect(await onlyMine(page).isChecked()).toBe(true);
+    expect(await card(page, 'Mow the lawn').count()).toBe(0);
+    await expectAccessible(page, 'Today, only mine, light, desktop');
+    await page.goto('/calendar');
+    const cell = page.getByRole('grid').locator(`td[data-day="${day}"]`);
+    await cell.getByRole('link', { name: 'Water plants' }).waitFor();
+    expect(await onlyMine(page).isChecked()).toBe(true);
+    expect(await cell.getByRole('link', { name: 'Mow the lawn' }).count()).toBe(0);
+
+    // Unticked on the calendar: back everywhere.
+    await onlyMine(page).click();
+    await cell.getByRole('link', { name: 'Mow the lawn' }).waitFor();
+    await page.goto('/today');
+    await card(page, 'Mow the lawn').waitFor();
+    expect(await onlyMine(page).isChecked()).toBe(false);
+
+    const phone = await signedIn('dark', VIEWPORTS.phone);
+    await phone.goto('/today');
+    await card(phone, 'Mow the lawn').waitFor();
+    await expectAccessible(phone, 'Today with the control, dark, phone');
+  });
+
   it("Upcoming: a heading per day, a card dragged to another day stays there after a reload, 'Add a task' on a day; g t and g u", async () => {
     const page = await signedIn();
-    await deleteAllTasks(page);
+    await clearAll(page);
     const day = today();
     const call = await create(page, 'Dentist', { dueDate: day, dueTime: '23:59' });
     await create(page, 'Water plants', { dueDate: addDays(day, 1) });
@@ -291,7 +366,7 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
 
   it('the calendar: arrow keys move between days, Enter opens one, a task dragged to another day; a project’s calendar; the agenda at 390 px', async () => {
     const page = await signedIn();
-    await deleteAllTasks(page);
+    await clearAll(page);
     const day = today();
     const rent = await create(page, 'Pay rent', { dueDate: day });
     const site = await apiFromPage<Project>(page, 'POST', '/api/projects', {
@@ -306,8 +381,12 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     const grid = page.getByRole('grid');
     const cell = (date: string) => grid.locator(`td[data-day="${date}"]`);
     await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
-    // Not assigned to me, not in my Inbox: not on my calendar.
-    expect(await grid.getByRole('link', { name: 'Launch' }).count()).toBe(0);
+    // Assigned to nobody in my project: on my calendar, unless 'Only tasks assigned to me'.
+    await cell(day).getByRole('link', { name: 'Launch' }).waitFor();
+    await onlyMine(page).check();
+    await cell(day).getByRole('link', { name: 'Launch' }).waitFor({ state: 'detached' });
+    await onlyMine(page).uncheck();
+    await cell(day).getByRole('link', { name: 'Launch' }).waitFor();
     expect(await cell(day).getAttribute('aria-current')).toBe('date');
 
     // Arrow keys move the focus between days (the month follows); Enter opens the day.

@@ -177,7 +177,7 @@ export function startBareServer(bodyFile) {
 }
 
 /** POST /api/import of a Tasklane CSV (the search and views benches' 10,000 tasks): status and body. */
-export function importCsv(appUrl, headers, body) {
+export function importCsv(appUrl, headers, body, projectId) {
   const boundary = `bench${Date.now()}`;
   const payload = Buffer.concat([
     Buffer.from(
@@ -188,7 +188,7 @@ export function importCsv(appUrl, headers, body) {
   ]);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      `${appUrl}/api/import`,
+      `${appUrl}/api/import${projectId === undefined ? '' : `?projectId=${projectId}`}`,
       {
         method: 'POST',
         headers: {

@@ -314,7 +314,11 @@ export const completeTaskBodySchema = z.strictObject({
 export type CompleteTaskBody = z.input<typeof completeTaskBodySchema>;
 export const taskCompletePath = (id: number) => `${TASKS_PATH}/${id}/complete`;
 
-/** The due-date filters of the task lists (issue 13); 'today' is the server's local date. */
+/**
+ * The due-date filters of the task lists (issue 13). 'today' is the caller's, in their time zone
+ * (issue 28), and a task's day is the one Today and Upcoming show it on; 'week' is today and the six
+ * days after.
+ */
 export const DUE_FILTERS = ['overdue', 'today', 'week', 'none'] as const;
 export type DueFilter = (typeof DUE_FILTERS)[number];
 
@@ -335,6 +339,13 @@ const dueBoundSchema = (field: 'dueFrom' | 'dueTo') =>
  */
 const dueWindowInOrder = ({ dueFrom, dueTo }: { dueFrom?: unknown; dueTo?: unknown }): boolean =>
   typeof dueFrom !== 'string' || typeof dueTo !== 'string' || dueFrom <= dueTo;
+
+/**
+ * Whose tasks a list keeps (`assignee=`): the caller's, or (issue 28) the caller's and the ones
+ * assigned to nobody in the projects they edit, admin or own.
+ */
+export const ASSIGNEE_FILTERS = ['me', 'me_or_unassigned'] as const;
+export type AssigneeFilter = (typeof ASSIGNEE_FILTERS)[number];
 
 /** `projectId=all`: every project the caller can see, instead of one. */
 export const ALL_PROJECTS = 'all';
@@ -371,8 +382,15 @@ export const taskListQuerySchema = z
     /**
      * `assignee=me`: only the tasks assigned to the caller, in any project they can see; with
      * `projectId=all`, their Inbox's tasks too (everything of theirs: Today, Upcoming, issue 23).
+     * `me_or_unassigned` (issue 28): those, and the tasks assigned to nobody in the projects where
+     * the caller is an editor or more (Today's and Upcoming's default).
      */
-    assignee: optionalParam(z.literal('me', { error: 'assignee must be me' })),
+    assignee: optionalParam(
+      z.enum(ASSIGNEE_FILTERS, { error: `assignee must be one of ${ASSIGNEE_FILTERS.join(', ')}` }).meta({
+        description:
+          "`me`: the tasks assigned to you; `me_or_unassigned`: those and the tasks assigned to nobody in the projects where you are an editor or more. With `projectId=all`, your Inbox's tasks too.",
+      }),
+    ),
     /** Due on or after this day (issue 23: Today, Upcoming, the calendar). */
     dueFrom: optionalParam(dueBoundSchema('dueFrom')),
     /** Due on or before this day. */

@@ -1,7 +1,7 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { queryClient } from '../lib/query-client';
 import { TooltipProvider } from '../ui/tooltip';
-import { MINE } from '../views/api';
+import { useMineScope } from '../views/api';
 import { CalendarPage } from '../views/CalendarPage';
 import { VIEW_COPY } from '../views/copy';
 import { TodayPage } from '../views/TodayPage';
@@ -15,7 +15,10 @@ import { ProjectCalendarPage } from './ProjectCalendarPage';
 import { ProjectPage } from './ProjectPage';
 import { type Screen, useScreen } from './screens';
 
-const MINE_CALENDAR = <CalendarPage scope={MINE} title={VIEW_COPY.calendar} />;
+/** `/calendar`: Today's and Upcoming's tasks, with their 'Only tasks assigned to me'. */
+function MineCalendarPage() {
+  return <CalendarPage scope={useMineScope()} title={VIEW_COPY.calendar} />;
+}
 
 function ScreenPage({ screen }: { screen: Screen }) {
   switch (screen.page) {
@@ -33,7 +36,7 @@ function ScreenPage({ screen }: { screen: Screen }) {
     case 'upcoming':
       return <UpcomingPage />;
     case 'calendar':
-      return MINE_CALENDAR;
+      return <MineCalendarPage />;
     case 'project-calendar':
       return <ProjectCalendarPage key={screen.projectId} projectId={screen.projectId} />;
   }

@@ -10,6 +10,7 @@ import { LIMITS } from '../../common/spec';
 import {
   ALL_PROJECTS,
   ARCHIVED_TASKS_PATH,
+  type AssigneeFilter,
   type CreateTaskBody,
   TASKS_PATH,
   type Task,
@@ -57,18 +58,23 @@ export function isActive(task: Pick<Task, 'completed' | 'archived'>): boolean {
 /**
  * Which tasks a list shows (issue 21): the caller's Inbox (the spec's list, asked for with no
  * parameter), one project's, those assigned to the caller in any project, or (issue 23, Today and
- * Upcoming) everything of the caller's: their Inbox and what is assigned to them.
+ * Upcoming) everything of the caller's: their Inbox and what is assigned to them, and (issue 28)
+ * unless `onlyAssigned`, what is assigned to nobody in the projects they can edit.
  */
 export type TaskScope =
   | { kind: 'inbox' }
   | { kind: 'project'; projectId: number }
   | { kind: 'assigned' }
-  | { kind: 'mine' };
+  | { kind: 'mine'; onlyAssigned?: boolean };
 export const INBOX_SCOPE: TaskScope = { kind: 'inbox' };
 
 function scopeParams(scope: TaskScope): Record<string, string> {
   if (scope.kind === 'project') return { projectId: String(scope.projectId) };
-  if (scope.kind === 'mine') return { projectId: ALL_PROJECTS, assignee: 'me' };
+  if (scope.kind === 'mine')
+    return {
+      projectId: ALL_PROJECTS,
+      assignee: (scope.onlyAssigned ? 'me' : 'me_or_unassigned') satisfies AssigneeFilter,
+    };
   return scope.kind === 'assigned' ? { assignee: 'me' } : {};
 }
 

@@ -30,6 +30,7 @@ import {
   todayIn,
   weekdayNames,
 } from './days';
+import { OnlyAssignedControl } from './OnlyAssignedControl';
 
 /** Wide enough for the month's grid (Tailwind's md); narrower, the month is an agenda list. */
 const GRID_WIDTH = '(min-width: 48rem)';
@@ -303,7 +304,7 @@ type CalendarPageProps = {
 
 /**
  * The calendar (issue 23): a month of due tasks, the week starting on the locale's first day, at
- * `/calendar` (Today's scope: the Inbox and what is assigned to the caller) or
+ * `/calendar` (Today's scope and its 'Only tasks assigned to me', useMineScope) or
  * `/projects/{id}/calendar`. A task dragged to another day is due that day; arrow keys move between
  * days and Enter opens one. At a phone's width it is an agenda list.
  */
@@ -328,7 +329,9 @@ export function CalendarPage({ scope, title, projectId }: CalendarPageProps) {
         <PageHeading className="text-2xl font-semibold tracking-tight">
           {projectId === undefined ? VIEW_COPY.calendar : `${title} · ${VIEW_COPY.calendar}`}
         </PageHeading>
-        {projectId !== undefined && (
+        {projectId === undefined ? (
+          <OnlyAssignedControl />
+        ) : (
           <Button asChild variant="outline" size="sm">
             <Link href={projectHref(projectId)}>
               <ListIcon aria-hidden />

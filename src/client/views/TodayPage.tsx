@@ -5,18 +5,21 @@ import { useDocumentTitle } from '../lib/document-title';
 import { EmptyState, LoadError } from '../tasks/EmptyState';
 import { TaskSkeletons } from '../tasks/TaskSkeleton';
 import { PageHeading } from '../ui/page-heading';
-import { useTodayTasks } from './api';
+import { useOnlyAssigned, useTodayTasks } from './api';
 import { VIEW_COPY } from './copy';
 import { DayTasks } from './DayTasks';
+import { OnlyAssignedControl } from './OnlyAssignedControl';
 import { compareToday } from './order';
 
 /**
- * Today (issue 23) at `/today`: what is overdue and what is due today, in the caller's Inbox and
- * assigned to them anywhere, in two groups ('Overdue', 'Today') in Today's order (./order.ts).
+ * Today (issue 23) at `/today`: what is overdue and what is due today, in the caller's Inbox,
+ * assigned to them anywhere and (issue 28, unless 'Only tasks assigned to me') assigned to nobody in
+ * the projects they can edit, in two groups ('Overdue', 'Today') in Today's order (./order.ts).
  */
 export function TodayPage() {
   useDocumentTitle(VIEW_COPY.today);
   const { zone, data: tasks, isPending, isError, refetch } = useTodayTasks();
+  const { onlyAssigned } = useOnlyAssigned();
   const groups = useMemo(() => {
     const now = new Date();
     const sorted = [...(tasks ?? [])].sort(compareToday(zone));
@@ -32,14 +35,21 @@ export function TodayPage() {
 
   return (
     <>
-      <PageHeading className="text-2xl font-semibold tracking-tight">{VIEW_COPY.today}</PageHeading>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <PageHeading className="text-2xl font-semibold tracking-tight">{VIEW_COPY.today}</PageHeading>
+        <OnlyAssignedControl />
+      </div>
       <div className="mt-6">
         {isPending ? (
           <TaskSkeletons />
         ) : isError && !tasks ? (
           <LoadError onRetry={() => void refetch()} />
         ) : groups.length === 0 ? (
-          <EmptyState icon={SunIcon} title={VIEW_COPY.todayEmpty} hint={VIEW_COPY.todayEmptyHint} />
+          <EmptyState
+            icon={SunIcon}
+            title={VIEW_COPY.todayEmpty}
+            hint={VIEW_COPY.todayEmptyHint(onlyAssigned)}
+          />
         ) : (
           groups.map((group) => (
             <section key={group.id} aria-labelledby={`today-${group.id}`} className="mb-6">

@@ -11,6 +11,7 @@ import { UPCOMING_DAYS, useReschedule, useUpcomingTasks } from './api';
 import { VIEW_COPY } from './copy';
 import { DayTasks, dayDroppableId, tasksByDay, useDayDrop } from './DayTasks';
 import { dayHeading, daysFrom } from './days';
+import { OnlyAssignedControl } from './OnlyAssignedControl';
 
 /**
  * Upcoming (issue 23) at `/upcoming`: the next 14 days of the caller's tasks, a heading per day
@@ -58,7 +59,10 @@ export function UpcomingPage() {
 
   return (
     <>
-      <PageHeading className="text-2xl font-semibold tracking-tight">{VIEW_COPY.upcoming}</PageHeading>
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <PageHeading className="text-2xl font-semibold tracking-tight">{VIEW_COPY.upcoming}</PageHeading>
+        <OnlyAssignedControl />
+      </div>
       <p className="mt-1 text-sm text-muted-foreground">{VIEW_COPY.upcomingHint}</p>
       {/* biome-ignore lint/a11y/noStaticElementInteractions: the cards inside take the keys; this hears them bubble */}
       <div className="mt-6" onKeyDown={onKeyDown}>

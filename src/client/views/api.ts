@@ -1,5 +1,5 @@
 import { useIsFetching, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import { addDays } from '../../common/due';
 import type { TaskSummary } from '../../common/tasks';
 import { browserTimeZone } from '../auth/api';
@@ -16,8 +16,52 @@ import { errorToast } from '../ui/toasts';
 import { VIEW_COPY } from './copy';
 import { daysBetween, todayIn } from './days';
 
-/** Everything of the caller's (their Inbox and what is assigned to them): Today's and Upcoming's scope. */
-export const MINE: TaskScope = { kind: 'mine' };
+/**
+ * 'Only tasks assigned to me' (issue 28), remembered per person in this browser: off (the default),
+ * Today, Upcoming and the calendar also list the tasks assigned to nobody in the projects the
+ * person can edit; on, their Inbox and what is assigned to them alone.
+ */
+const onlyAssignedKey = (userId: number) => `tasklane.only-assigned.${userId}`;
+const onlyAssignedListeners = new Set<() => void>();
+
+function subscribeOnlyAssigned(listener: () => void) {
+  onlyAssignedListeners.add(listener);
+  // Another tab's choice too.
+  window.addEventListener('storage', listener);
+  return () => {
+    onlyAssignedListeners.delete(listener);
+    window.removeEventListener('storage', listener);
+  };
+}
+
+/** The person's choice and a way to change it (every screen that reads it follows at once). */
+export function useOnlyAssigned() {
+  const userId = useSession()?.user.id;
+  const onlyAssigned = useSyncExternalStore(
+    subscribeOnlyAssigned,
+    () => userId !== undefined && localStorage.getItem(onlyAssignedKey(userId)) === 'true',
+  );
+  const setOnlyAssigned = useCallback(
+    (next: boolean) => {
+      if (userId === undefined) return;
+      if (next) localStorage.setItem(onlyAssignedKey(userId), 'true');
+      else localStorage.removeItem(onlyAssignedKey(userId));
+      for (const listener of onlyAssignedListeners) listener();
+    },
+    [userId],
+  );
+  return { onlyAssigned, setOnlyAssigned };
+}
+
+/**
+ * Everything of the caller's, Today's, Upcoming's and the calendar's scope: their Inbox, what is
+ * assigned to them and, unless they chose 'Only tasks assigned to me', what is assigned to nobody
+ * in the projects they can edit.
+ */
+export function useMineScope(): TaskScope {
+  const { onlyAssigned } = useOnlyAssigned();
+  return useMemo(() => ({ kind: 'mine', onlyAssigned }), [onlyAssigned]);
+}
 
 /** How many days Upcoming shows, today first. */
 export const UPCOMING_DAYS = 14;
@@ -42,14 +86,16 @@ export const upcomingWindow = (today: string): DueWindow => ({
 export function useTodayTasks(enabled = true) {
   const zone = useViewZone();
   const today = todayIn(zone);
-  return { zone, today, ...useDueTasks(MINE, todayWindow(today), enabled) };
+  const scope = useMineScope();
+  return { zone, today, ...useDueTasks(scope, todayWindow(today), enabled) };
 }
 
 /** Upcoming's tasks. */
 export function useUpcomingTasks(enabled = true) {
   const zone = useViewZone();
   const today = todayIn(zone);
-  return { zone, today, ...useDueTasks(MINE, upcomingWindow(today), enabled) };
+  const scope = useMineScope();
+  return { zone, today, ...useDueTasks(scope, upcomingWindow(today), enabled) };
 }
 
 /**

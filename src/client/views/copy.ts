@@ -10,7 +10,11 @@ export const VIEW_COPY = {
   add: 'Add',
   cancel: 'Cancel',
   todayEmpty: 'Nothing due today',
-  todayEmptyHint: 'Tasks due today and overdue ones, in your Inbox and assigned to you, show here.',
+  todayEmptyHint: (onlyAssigned: boolean) =>
+    onlyAssigned
+      ? 'Tasks due today and overdue ones, in your Inbox and assigned to you, show here.'
+      : 'Tasks due today and overdue ones, in your Inbox, assigned to you or to nobody in a project you edit, show here.',
+  onlyAssigned: 'Only tasks assigned to me',
   upcomingHint:
     'The next 14 days. Drag a task to another day to reschedule it, or press Alt+↓ or Alt+↑ on it.',
   nothingDue: 'Nothing due.',

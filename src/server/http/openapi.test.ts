@@ -385,6 +385,11 @@ describe('the contract tools rely on', () => {
     }
   });
 
+  it("documents the task list's assignee filter from its schema: me, or me_or_unassigned (issue 28)", () => {
+    const assignee = document.paths['/api/tasks']?.get?.parameters?.find((p) => p.name === 'assignee');
+    expect(assignee?.schema).toMatchObject({ type: 'string', enum: ['me', 'me_or_unassigned'] });
+  });
+
   it('passes Redocly’s recommended rules with no error and no warning (redocly.yaml says what is off, and why)', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tasklane-openapi-'));
     try {

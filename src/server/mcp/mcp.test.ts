@@ -98,6 +98,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
     expect(schema('list_tasks').properties?.due).toMatchObject({
       enum: ['overdue', 'today', 'week', 'none'],
     });
+    expect(schema('list_tasks').properties?.assignee).toMatchObject({ enum: ['me', 'me_or_unassigned'] });
     expect(schema('create_task').required).toEqual(['title']);
     expect(schema('create_task').properties?.title).toMatchObject({ type: 'string', maxLength: 200 });
     expect(Object.keys(schema('create_task').properties ?? {}).sort()).toEqual([

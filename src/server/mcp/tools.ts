@@ -248,7 +248,7 @@ export async function createMcpServer(
     {
       title: 'List tasks',
       description:
-        'Active (not archived) tasks in list order, one line each: id, title, due date, done. Without projectId, your Inbox; projectId is a project id (list_projects) or "all" (every project you belong to); assignee "me" lists the tasks assigned to you, in any project. Filters: q (every word must occur in the title, description, notes or a checklist item), due (overdue, today, week, none), hasFiles, agentId.',
+        'Active (not archived) tasks in list order, one line each: id, title, due date, done. Without projectId, your Inbox; projectId is a project id (list_projects) or "all" (every project you belong to); assignee "me" lists the tasks assigned to you, in any project, and "me_or_unassigned" adds the tasks assigned to nobody in the projects where you are an editor or more. Filters: q (every word must occur in the title, description, notes or a checklist item), due (overdue, today, week, none: today in your time zone), hasFiles, agentId.',
       inputSchema: listTasksInput,
       annotations: { readOnlyHint: true },
     },

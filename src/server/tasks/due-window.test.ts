@@ -92,6 +92,69 @@ describe.each(testDialects)('the due window of the task lists on %s', (dialect) 
     ]);
   });
 
+  it('with projectId=all&assignee=me_or_unassigned adds the unassigned tasks of the projects I edit or own', async () => {
+    const cleo = await t.signUp();
+    const dan = await t.signUp();
+    const site = await ok<Project>(ana, 'POST', '/api/projects', { name: 'Website' }, 201);
+    for (const [member, role] of [
+      [ben, 'editor'],
+      [cleo, 'commenter'],
+      [dan, 'admin'],
+    ] as const) {
+      await ok(ana, 'POST', `/api/projects/${site.id}/members`, { user: member.user.username, role }, 201);
+    }
+    const viewer = await t.signUp();
+    await ok(
+      ana,
+      'POST',
+      `/api/projects/${site.id}/members`,
+      { user: viewer.user.username, role: 'viewer' },
+      201,
+    );
+    await task(ana, 'unassigned tomorrow', { dueDate: '2026-12-02', projectId: site.id });
+    await task(ana, 'unassigned undated', { projectId: site.id });
+    const forCleo = await task(ana, 'assigned to cleo', { dueDate: '2026-12-02', projectId: site.id });
+    await ok(ana, 'PATCH', `/api/tasks/${forCleo.id}`, { assigneeIds: [cleo.user.id] });
+    await task(ana, 'ana inbox', { dueDate: '2026-12-02' });
+    await task(ben, 'ben inbox', { dueDate: '2026-12-02' });
+
+    const upcoming = (assignee: string) =>
+      `projectId=all&assignee=${assignee}&dueFrom=2026-12-01&dueTo=2026-12-14`;
+    // The owner sees the project's unassigned work coming, with her Inbox; not what is someone else's.
+    expect(await titles(ana, upcoming('me_or_unassigned'))).toEqual(['ana inbox', 'unassigned tomorrow']);
+    // 'Only tasks assigned to me': as before, the Inbox and what is assigned to her.
+    expect(await titles(ana, upcoming('me'))).toEqual(['ana inbox']);
+    // An editor and an admin too; a commenter and a viewer only what is theirs.
+    expect(await titles(ben, upcoming('me_or_unassigned'))).toEqual(['ben inbox', 'unassigned tomorrow']);
+    expect(await titles(dan, upcoming('me_or_unassigned'))).toEqual(['unassigned tomorrow']);
+    expect(await titles(cleo, upcoming('me_or_unassigned'))).toEqual(['assigned to cleo']);
+    expect(await titles(viewer, upcoming('me_or_unassigned'))).toEqual([]);
+    // Without a window: undated unassigned work too; and the other filters narrow it.
+    expect(await titles(ana, 'projectId=all&assignee=me_or_unassigned')).toEqual([
+      'ana inbox',
+      'unassigned tomorrow',
+      'unassigned undated',
+    ]);
+    expect(await titles(ana, 'projectId=all&assignee=me_or_unassigned&q=undated')).toEqual([
+      'unassigned undated',
+    ]);
+    // Assigning it to someone else takes it off the owner's list.
+    const [unassigned] = await ok<Task[]>(ana, 'GET', `/api/tasks?projectId=${site.id}&q=tomorrow`);
+    await ok(ana, 'PATCH', `/api/tasks/${unassigned!.id}`, { assigneeIds: [ben.user.id] });
+    expect(await titles(ana, upcoming('me_or_unassigned'))).toEqual(['ana inbox']);
+    expect(await titles(ben, upcoming('me_or_unassigned'))).toEqual(['ben inbox', 'unassigned tomorrow']);
+  });
+
+  it('refuses an assignee that is neither me nor me_or_unassigned, naming both', async () => {
+    for (const path of ['/api/tasks?projectId=all&assignee=you', '/api/tasks/archived?assignee=ME']) {
+      const response = await ana.request('GET', path);
+      expect([response.statusCode, response.json()], path).toEqual([
+        400,
+        { message: 'assignee must be one of me, me_or_unassigned' },
+      ]);
+    }
+  });
+
   it("reads a timed task's day in the caller's time zone", async () => {
     await setZone(ana, 'America/New_York');
     // 23:30 in New York on 1 December is 05:30 on 2 December in Paris.

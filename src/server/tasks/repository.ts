@@ -66,15 +66,20 @@ export interface ListSpan {
   projectIds: number[];
   /** Only the tasks assigned to this user... */
   assigneeId?: number;
-  /** ...and every task of this project, the caller's Inbox (`projectId=all&assignee=me`, issue 23). */
+  /** ...and every task of this project, the caller's Inbox (`projectId=all&assignee=me`, issue 23)... */
   inboxId?: number;
+  /** ...and the tasks assigned to nobody in these projects (`assignee=me_or_unassigned`, issue 28). */
+  unassignedIn?: number[];
 }
 
-/** The server's local calendar date, `days` from today, as YYYY-MM-DD ('today' of the due filters). */
-export function localDate(days = 0, now = new Date()): string {
-  const date = new Date(now.getFullYear(), now.getMonth(), now.getDate() + days);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+/**
+ * The days a list keeps (YYYY-MM-DD, both included; either may be open): the due filter's and the
+ * due window's, read in the caller's zone. The query reads them widened by the days a due time can
+ * move between zones; the service keeps the tasks whose day in the caller's zone is in them (dueDayIn).
+ */
+export interface DueDays {
+  from?: string;
+  to?: string;
 }
 
 /** Above every task of the project: the top of its active list (position starts at 0, spec §9). */
@@ -113,24 +118,32 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
      * order (several projects: by project, then position). Every word must occur in the task's
      * folded text or in one of its checklist items.
      */
-    listFiltered: (span: ListSpan, archived: boolean, query: TaskListQuery): Promise<TaskRow[]> => {
+    listFiltered: (
+      span: ListSpan,
+      archived: boolean,
+      query: TaskListQuery,
+      days?: DueDays,
+    ): Promise<TaskRow[]> => {
       if (span.projectIds.length === 0) return Promise.resolve([]);
       let select = db
         .selectFrom('tasks')
         .selectAll('tasks')
         .where('tasks.project_id', 'in', span.projectIds)
         .where('tasks.archived', '=', archived);
-      const { assigneeId, inboxId } = span;
+      const { assigneeId, inboxId, unassignedIn = [] } = span;
       if (assigneeId !== undefined) {
+        // Each by the task's assignees' primary key (task_id, user_id).
         select = select.where((eb) => {
-          const assigned = eb.exists(
+          const assignees = () =>
             eb
               .selectFrom('task_assignees')
               .select('task_assignees.task_id')
-              .whereRef('task_assignees.task_id', '=', 'tasks.id')
-              .where('task_assignees.user_id', '=', assigneeId),
-          );
-          return inboxId === undefined ? assigned : eb.or([eb('tasks.project_id', '=', inboxId), assigned]);
+              .whereRef('task_assignees.task_id', '=', 'tasks.id');
+          const kept = [eb.exists(assignees().where('task_assignees.user_id', '=', assigneeId))];
+          if (inboxId !== undefined) kept.push(eb('tasks.project_id', '=', inboxId));
+          if (unassignedIn.length > 0)
+            kept.push(eb.and([eb('tasks.project_id', 'in', unassignedIn), eb.not(eb.exists(assignees()))]));
+          return eb.or(kept);
         });
       }
       const sort = query.sort ?? 'manual';
@@ -149,18 +162,12 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
           ]),
         );
       }
-      const today = localDate();
-      if (query.due === 'overdue') select = select.where('tasks.due_date', '<', today);
-      if (query.due === 'today') select = select.where('tasks.due_date', '=', today);
-      if (query.due === 'week')
-        select = select.where('tasks.due_date', '>=', today).where('tasks.due_date', '<=', localDate(6));
       if (query.due === 'none') select = select.where('tasks.due_date', 'is', null);
-      // The window widened by the days a due time can move between zones: the service keeps the
-      // tasks whose day in the caller's zone is in it (dueDayIn).
-      if (query.dueFrom !== undefined)
-        select = select.where('tasks.due_date', '>=', addDays(query.dueFrom, -ZONE_DAY_REACH));
-      if (query.dueTo !== undefined)
-        select = select.where('tasks.due_date', '<=', addDays(query.dueTo, ZONE_DAY_REACH));
+      // The days widened by the days a due time can move between zones (DueDays).
+      if (days?.from !== undefined)
+        select = select.where('tasks.due_date', '>=', addDays(days.from, -ZONE_DAY_REACH));
+      if (days?.to !== undefined)
+        select = select.where('tasks.due_date', '<=', addDays(days.to, ZONE_DAY_REACH));
       if (query.hasFiles !== undefined) {
         select = select.where((eb) => {
           const files = eb.exists(

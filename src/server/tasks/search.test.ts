@@ -2,19 +2,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Task } from '../../common/tasks';
 import { nowIso } from '../db/values';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { createTestClock } from '../testing/clock';
 import { testDialects } from '../testing/database';
-import { localDate } from './repository';
 import { foldForSearch } from './search';
 
 describe('search folding', () => {
   it('folds case and accents, so cafe finds Café', () => {
     expect(foldForSearch('Café CRÈME Ångström naïve')).toBe('cafe creme angstrom naive');
   });
-  it('counts days from the local date', () => {
-    expect(localDate(0, new Date(2027, 0, 31, 23, 30))).toBe('2027-01-31');
-    expect(localDate(6, new Date(2027, 1, 25, 0, 5))).toBe('2027-03-03');
-  });
 });
+
+/** The server's local date, `days` from today. */
+function localDate(days = 0): string {
+  const now = new Date();
+  const date = new Date(now.getFullYear(), now.getMonth(), now.getDate() + days);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
 
 describe.each(testDialects)('task search and filters on %s', (dialect) => {
   let t: TestApp;
@@ -74,7 +78,7 @@ describe.each(testDialects)('task search and filters on %s', (dialect) => {
     expect(await titles(alice, '/api/tasks?q=%20%20')).toEqual(full);
   });
 
-  it('filters by due date from the server local today', async () => {
+  it("filters by due date from the server's local today, for a person who has set no zone", async () => {
     const today = localDate();
     await create(alice, { title: 'Overdue', dueDate: localDate(-1) });
     await create(alice, { title: 'Today', dueDate: today });
@@ -138,5 +142,89 @@ describe.each(testDialects)('task search and filters on %s', (dialect) => {
       expect(response.statusCode, url).toBe(400);
       expect(response.json().message, url).toContain(field);
     }
+  });
+});
+
+/** Issue 28: 'Due today' and Today list the same tasks: the due filters read today in the person's zone. */
+describe.each(testDialects)("the due filters in the person's time zone on %s", (dialect) => {
+  let t: TestApp;
+  let ana: TestUser;
+  let ben: TestUser;
+  // 11:30 UTC on 2 March is 00:30 on 3 March in Auckland (UTC+13 in March).
+  const clock = createTestClock('2026-03-02T11:30:00Z');
+
+  beforeEach(async () => {
+    clock.set('2026-03-02T11:30:00Z');
+    t = await createTestApp(dialect, { clock });
+    ana = await t.signUp();
+    ben = await t.signUp();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  const ok = async <T>(user: TestUser, method: string, url: string, body?: unknown): Promise<T> => {
+    const response = await user.request(method, url, body);
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return response.json();
+  };
+  const titles = async (user: TestUser, query: string) =>
+    (await ok<Task[]>(user, 'GET', `/api/tasks?${query}`)).map((task) => task.title).sort();
+  const setZone = (user: TestUser, timeZone: string) => ok(user, 'PATCH', '/api/auth/me', { timeZone });
+
+  it("reads today, overdue and this week in the person's zone, as Today and Upcoming do", async () => {
+    await setZone(ana, 'UTC');
+    // Set at noon UTC on the 2nd: 01:00 on the 3rd in Auckland.
+    await ok(ana, 'POST', '/api/tasks', {
+      title: 'call at noon UTC',
+      dueDate: '2026-03-02',
+      dueTime: '12:00',
+    });
+    await setZone(ana, 'Pacific/Auckland');
+    for (const [title, dueDate] of [
+      ['yesterday UTC', '2026-03-01'],
+      ['today UTC', '2026-03-02'],
+      ['today Auckland', '2026-03-03'],
+      ['sixth day', '2026-03-09'],
+      ['seventh day', '2026-03-10'],
+    ]) {
+      await ok(ana, 'POST', '/api/tasks', { title, dueDate });
+    }
+    await ok(ana, 'POST', '/api/tasks', { title: 'undated' });
+
+    // Ana's today is 3 March: the 2nd is overdue for her.
+    expect(await titles(ana, 'due=today')).toEqual(['call at noon UTC', 'today Auckland']);
+    expect(await titles(ana, 'due=overdue')).toEqual(['today UTC', 'yesterday UTC']);
+    expect(await titles(ana, 'due=week')).toEqual(['call at noon UTC', 'sixth day', 'today Auckland']);
+    expect(await titles(ana, 'due=none')).toEqual(['undated']);
+    // Today (everything due up to her today) is exactly 'Overdue' and 'Due today' together.
+    const today = await titles(ana, 'projectId=all&assignee=me&dueTo=2026-03-03');
+    expect(today).toEqual(
+      [...(await titles(ana, 'due=overdue')), ...(await titles(ana, 'due=today'))].sort(),
+    );
+    // The saved-filter and MCP paths read the same query: a project's list and the archive too.
+    expect(await titles(ana, `projectId=${ana.inboxId}&due=today`)).toEqual([
+      'call at noon UTC',
+      'today Auckland',
+    ]);
+
+    // Ben, in the server's zone (UTC), keeps the server's days: the 2nd is his today.
+    await setZone(ben, 'UTC');
+    for (const [title, dueDate] of [
+      ['b yesterday', '2026-03-01'],
+      ['b today', '2026-03-02'],
+      ['b sixth day', '2026-03-08'],
+      ['b seventh day', '2026-03-09'],
+    ]) {
+      await ok(ben, 'POST', '/api/tasks', { title, dueDate });
+    }
+    expect(await titles(ben, 'due=today')).toEqual(['b today']);
+    expect(await titles(ben, 'due=overdue')).toEqual(['b yesterday']);
+    expect(await titles(ben, 'due=week')).toEqual(['b sixth day', 'b today']);
+
+    // Near midnight the other way: at 10:59 UTC it is still 2 March in Auckland (23:59).
+    clock.set('2026-03-02T10:59:00Z');
+    expect(await titles(ana, 'due=today')).toEqual(['today UTC']);
+    expect(await titles(ana, 'due=overdue')).toEqual(['yesterday UTC']);
   });
 });

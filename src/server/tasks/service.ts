@@ -2,10 +2,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
-import { DEFAULT_TIME_ZONE, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
+import { addDays, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
 import { LABEL_MESSAGES } from '../../common/labels';
 import { taskRemindersPath } from '../../common/notifications';
-import { PROJECTS_PATH } from '../../common/projects';
+import { PROJECTS_PATH, roleAtLeast } from '../../common/projects';
 import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
   ALL_PROJECTS,
@@ -31,12 +31,13 @@ import { type ChangeEvent, type ProjectEvents, taskChange } from '../live/projec
 import type { NotificationService } from '../notifications/service';
 import type { ReminderService } from '../reminders/service';
 import type { SectionService } from '../sections/service';
-import { type Clock, systemClock } from '../time/clock';
+import { type Clock, SERVER_TIME_ZONE, systemClock } from '../time/clock';
 import { insertTasksOnTop } from './bulk';
 import { doneAfter } from './done';
 import { createListCache, type ListBody, listBody } from './list-cache';
 import {
   createTaskRepository,
+  type DueDays,
   inTransaction,
   type ListSpan,
   type TaskExtras,
@@ -113,10 +114,13 @@ export function createTaskService({
     }
   };
 
-  /** The caller's time zone: the one a due time they set is read in ('UTC' until they set one). */
+  /**
+   * The caller's time zone: the one a due time they set is read in, and their days (Today, the due
+   * filters). The server's own zone until they set one.
+   */
   const zoneOf = async (userId: number): Promise<string> => {
     const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
-    return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : DEFAULT_TIME_ZONE;
+    return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : SERVER_TIME_ZONE;
   };
 
   /** dueTime and recurrence need a date: 400 naming the field. */
@@ -164,7 +168,7 @@ export function createTaskService({
       ),
     );
 
-  /** The projects a list spans, when it spans several (projectId=all, assignee=me); else undefined. */
+  /** The projects a list spans, when it spans several (projectId=all, assignee=...); else undefined. */
   const spanOf = async (userId: number, query: TaskListRouteQuery): Promise<ListSpan | undefined> => {
     if (query.projectId !== ALL_PROJECTS && query.assignee === undefined) return undefined;
     const memberships = await access.memberships(userId);
@@ -175,32 +179,54 @@ export function createTaskService({
           : undefined
         : [...memberships.keys()];
     if (!projectIds) throw projectNotFound();
-    if (query.assignee !== 'me') return { projectIds };
-    // Everything of the caller's: their Inbox (they are its one member) and what is assigned to them.
+    if (query.assignee === undefined) return { projectIds };
+    // Everything of the caller's: their Inbox (they are its one member) and what is assigned to them;
+    // with me_or_unassigned, what nobody has taken in the projects they may change (issue 28).
     const inboxId =
       query.projectId === ALL_PROJECTS ? (await access.listScope(userId, undefined))?.projectId : undefined;
-    return { projectIds, assigneeId: userId, inboxId };
+    const unassignedIn =
+      query.assignee === 'me_or_unassigned'
+        ? projectIds.filter((id) => roleAtLeast(memberships.get(id) ?? 'viewer', 'editor'))
+        : undefined;
+    return { projectIds, assigneeId: userId, inboxId, unassignedIn };
   };
 
   /**
-   * The rows read for a due window (dueFrom/dueTo, issue 23), narrowed to the tasks whose day in
-   * the caller's zone is in it: the query read a wider window (repository listFiltered).
+   * The days the list keeps, in the caller's zone (DueDays): the due filter's (issue 28: 'today' is
+   * the caller's today, as Today's is; 'week' today and the six days after) within the due window's
+   * (dueFrom/dueTo, issue 23). Undefined when the list is not narrowed by day.
    */
-  const inDueWindow = async (userId: number, query: TaskListRouteQuery, rows: TaskRow[]) => {
-    if (query.dueFrom === undefined && query.dueTo === undefined) return rows;
+  const dueDaysOf = async (
+    userId: number,
+    query: TaskListRouteQuery,
+  ): Promise<(DueDays & { zone: string }) | undefined> => {
+    const byFilter = query.due !== undefined && query.due !== 'none';
+    if (!byFilter && query.dueFrom === undefined && query.dueTo === undefined) return undefined;
     const zone = await zoneOf(userId);
-    return rows.filter((row) => {
+    let { dueFrom: from, dueTo: to } = query;
+    if (byFilter) {
+      const today = dateInZone(clock.now(), zone);
+      const last =
+        query.due === 'overdue' ? addDays(today, -1) : addDays(today, query.due === 'week' ? 6 : 0);
+      if (query.due !== 'overdue' && (from === undefined || today > from)) from = today;
+      if (to === undefined || last < to) to = last;
+    }
+    return { zone, from, to };
+  };
+
+  /** The rows read for `days`, narrowed to the tasks whose day in the caller's zone is in them. */
+  const onDueDays = (days: DueDays & { zone: string }, rows: TaskRow[]) =>
+    rows.filter((row) => {
       const day = dueDayIn(
         { dueDate: row.due_date, dueTime: row.due_time, dueTimeZone: row.due_time_zone },
-        zone,
+        days.zone,
       );
       return (
         day !== null &&
-        (query.dueFrom === undefined || day >= query.dueFrom) &&
-        (query.dueTo === undefined || day <= query.dueTo)
+        (days.from === undefined || day >= days.from) &&
+        (days.to === undefined || day <= days.to)
       );
     });
-  };
 
   /** The filtered rows as a list body. */
   const filteredList = async (
@@ -209,7 +235,9 @@ export function createTaskService({
     archived: boolean,
     query: TaskListRouteQuery,
   ) => {
-    const rows = await inDueWindow(userId, query, await tasks.listFiltered(span, archived, query));
+    const days = await dueDaysOf(userId, query);
+    const read = await tasks.listFiltered(span, archived, query, days);
+    const rows = days ? onDueDays(days, read) : read;
     return listBody(serialise(rows, await extrasOf(rows.map((row) => row.id)), query.view));
   };
 
