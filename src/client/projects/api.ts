@@ -11,6 +11,7 @@ import {
   projectMembersPath,
   projectPath,
   roleAtLeast,
+  roleToManage,
   type UpdateProjectBody,
 } from '../../common/projects';
 import { apiRequest } from '../lib/api';
@@ -54,7 +55,7 @@ export const can = {
   deleteProject: (role: ProjectRole) => role === 'owner',
   /** Whether `role` may add, change or remove a member who is (or is to become) `target`. */
   manageMember: (role: ProjectRole, target: ProjectRole) =>
-    role === 'owner' ? target !== 'owner' : role === 'admin' && !roleAtLeast(target, 'admin'),
+    target !== 'owner' && roleAtLeast(role, roleToManage(target)),
 };
 
 /**

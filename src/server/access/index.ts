@@ -89,7 +89,7 @@ export interface ProjectMemberSummary {
 }
 
 /** Throws the 403 naming the role `needed`, when `role` is below it. */
-function assertRole(role: ProjectRole, needed: ProjectRole): void {
+export function assertRole(role: ProjectRole, needed: ProjectRole): void {
   if (!roleAtLeast(role, needed)) throw forbidden(ACCESS_MESSAGES[needed as keyof typeof ACCESS_MESSAGES]);
 }
 

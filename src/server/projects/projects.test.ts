@@ -396,6 +396,54 @@ describe.each(testDialects)('projects, members and roles on %s', (dialect) => {
       ).toBe(404);
     });
 
+    it("anyone but the owner who adds, promotes, demotes or removes an admin is told it is the owner's (issue 28)", async () => {
+      const project = await team();
+      const url = `/api/projects/${project.id}/members`;
+      const ownerOnly = { message: ACCESS_MESSAGES.owner };
+      for (const caller of ['viewer', 'commenter', 'editor', 'admin'] as const) {
+        const person = people[caller];
+        const add = await person.request('POST', url, { user: people.newcomer.user.username, role: 'admin' });
+        expect([caller, add.statusCode, add.json()]).toEqual([caller, 403, ownerOnly]);
+        const promote = await person.request('PATCH', `${url}/${people.target.user.id}`, { role: 'admin' });
+        expect([caller, promote.statusCode, promote.json()]).toEqual([caller, 403, ownerOnly]);
+        const demote = await person.request('PATCH', `${url}/${people.admin.user.id}`, { role: 'viewer' });
+        expect([caller, demote.statusCode, demote.json()]).toEqual([caller, 403, ownerOnly]);
+        const changeOwner = await person.request('PATCH', `${url}/${people.owner.user.id}`, {
+          role: 'viewer',
+        });
+        expect([caller, changeOwner.statusCode, changeOwner.json()]).toEqual([caller, 403, ownerOnly]);
+        if (caller !== 'admin') {
+          const remove = await person.request('DELETE', `${url}/${people.admin.user.id}`);
+          expect([caller, remove.statusCode, remove.json()]).toEqual([caller, 403, ownerOnly]);
+          // The roles below admin are an admin's: that is the role named.
+          const share = await person.request('POST', url, {
+            user: people.newcomer.user.username,
+            role: 'editor',
+          });
+          expect([caller, share.statusCode, share.json()]).toEqual([
+            caller,
+            403,
+            { message: ACCESS_MESSAGES.admin },
+          ]);
+          const change = await person.request('PATCH', `${url}/${people.target.user.id}`, { role: 'editor' });
+          expect([caller, change.statusCode, change.json()]).toEqual([
+            caller,
+            403,
+            { message: ACCESS_MESSAGES.admin },
+          ]);
+        }
+      }
+      // A non-member still learns nothing: the words of a project that does not exist.
+      const outsider = await people['non-member'].request('POST', url, {
+        user: people.newcomer.user.username,
+        role: 'admin',
+      });
+      expect([outsider.statusCode, outsider.json()]).toEqual([404, { message: 'Project not found' }]);
+      const members = (await people.owner.request('GET', url)).json() as ProjectMember[];
+      expect(members.find((m) => m.userId === people.admin.user.id)?.role).toBe('admin');
+      expect(members.some((m) => m.userId === people.newcomer.user.id)).toBe(false);
+    });
+
     it('a member leaves; the owner cannot without transferring', async () => {
       const project = await team();
       const url = `/api/projects/${project.id}/members`;
