@@ -356,6 +356,27 @@ describe.each(testDialects)('projects, members and roles on %s', (dialect) => {
       expect(mails[0]!.html).toContain('Kitchen &quot;plans&quot;');
     });
 
+    it('tells the new member their role with the right article: "as an editor" (issue 28)', async () => {
+      for (const [role, words] of [
+        ['editor', 'as an editor'],
+        ['admin', 'as an admin'],
+        ['viewer', 'as a viewer'],
+      ] as const) {
+        const project = await create(people.owner, { name: `Articles ${role}` });
+        const person = await t.signUp();
+        mails.length = 0;
+        await share(people.owner, project.id, person, role);
+        const sentence = `${people.owner.user.firstName} added you to the project "${project.name}" ${words}.`;
+        const notifications = (await person.request('GET', '/api/notifications')).json() as Array<{
+          body: string;
+        }>;
+        expect(notifications.map((notification) => notification.body)).toContain(sentence);
+        await t.ctx.jobs.runDue();
+        expect(mails).toHaveLength(1);
+        expect(mails[0]!.text).toContain(sentence);
+      }
+    });
+
     it('only the owner adds, promotes, demotes or removes admins; nobody changes the owner', async () => {
       const project = await team();
       const url = `/api/projects/${project.id}/members`;

@@ -11,6 +11,7 @@ import {
   type ProjectMember,
   type ProjectRole,
   roleToManage,
+  roleWithArticle,
   type TransferProjectBody,
   type UpdateProjectBody,
   type UpdateProjectMemberBody,
@@ -229,7 +230,7 @@ export function createProjectService({
           projectId: id,
           actorId: user.id,
           title: `${user.first_name} shared "${project.name}" with you`,
-          body: `${user.first_name} added you to the project "${project.name}" as ${body.role === 'admin' ? 'an' : 'a'} ${body.role}.`,
+          body: `${user.first_name} added you to the project "${project.name}" as ${roleWithArticle(body.role)}.`,
           data: { projectName: project.name, role: body.role },
         },
       ]);
