@@ -39,6 +39,20 @@ export type AssignableRole = (typeof ASSIGNABLE_ROLES)[number];
 export const roleAtLeast = (role: ProjectRole, needed: ProjectRole): boolean =>
   PROJECT_ROLES.indexOf(role) >= PROJECT_ROLES.indexOf(needed);
 
+export const isProjectRole = (value: unknown): value is ProjectRole =>
+  (PROJECT_ROLES as readonly unknown[]).includes(value);
+
+/** A role with the article its sound takes, for sentences: 'an editor', 'an admin', 'a viewer'. */
+export const roleWithArticle = (role: ProjectRole): string => `${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}`;
+
+/**
+ * The least role that may add, change or remove a member who is, or is to become, each of `roles`
+ * (decision 029's table): the owner manages admins (and nobody manages the owner, who changes only
+ * by transfer), admins manage editors, commenters and viewers. The server and the share dialog ask it.
+ */
+export const roleToManage = (...roles: ProjectRole[]): ProjectRole =>
+  roles.some((role) => roleAtLeast(role, 'admin')) ? 'owner' : 'admin';
+
 export const PROJECT_LIMITS = { nameMax: 100 } as const;
 
 export const INBOX_NAME = 'Inbox';

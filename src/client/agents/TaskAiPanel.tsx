@@ -21,13 +21,17 @@ import { ProposalList } from './ProposalList';
  * The AI part of a task card's expanded panel, above the notes (spec §2): the agent picker, the
  * 'AI Draft' button (only when AI is connected), the busy indicator while a run streams in, the
  * draft box with its delete and move-to-notes controls, the changes the runs proposed, and the
- * task's AI activity.
+ * task's AI activity. A role that may not change the task (viewer, commenter: issue 28) reads the
+ * draft and the AI activity, with none of the controls.
  */
 export function TaskAiPanel({
   task,
+  editable,
   onMovedToNotes,
 }: {
   task: Task;
+  /** The caller may change the task (useTaskPermissions): pick the agent, run it, decide on its results. */
+  editable: boolean;
   /** The draft is now in the notes: the card moves focus there. */
   onMovedToNotes: () => void;
 }) {
@@ -163,24 +167,26 @@ export function TaskAiPanel({
 
   return (
     <div ref={panelRef} className="grid gap-3">
-      <div className="flex flex-wrap items-end gap-3">
-        <div className="grid min-w-48 flex-1 gap-2 sm:max-w-64">
-          <Label htmlFor={pickerId}>Agent</Label>
-          <AgentSelect
-            ref={pickerRef}
-            id={pickerId}
-            value={task.contextId}
-            onChange={(value) => void changeAgent(value)}
-            disabled={running || updating}
-          />
+      {editable && (
+        <div className="flex flex-wrap items-end gap-3">
+          <div className="grid min-w-48 flex-1 gap-2 sm:max-w-64">
+            <Label htmlFor={pickerId}>Agent</Label>
+            <AgentSelect
+              ref={pickerRef}
+              id={pickerId}
+              value={task.contextId}
+              onChange={(value) => void changeAgent(value)}
+              disabled={running || updating}
+            />
+          </div>
+          {aiConnected && (
+            <Button ref={runButton} onClick={() => void execute()} disabled={running}>
+              <SparklesIcon aria-hidden />
+              {COPY.aiDraft}
+            </Button>
+          )}
         </div>
-        {aiConnected && (
-          <Button ref={runButton} onClick={() => void execute()} disabled={running}>
-            <SparklesIcon aria-hidden />
-            {COPY.aiDraft}
-          </Button>
-        )}
-      </div>
+      )}
 
       {running && (
         <div
@@ -208,7 +214,7 @@ export function TaskAiPanel({
               <SparklesIcon aria-hidden className="size-4 text-primary" />
               {COPY.aiDraft}
             </h3>
-            {!running && (
+            {!running && editable && (
               <div className="flex items-center gap-1">
                 <Button variant="ghost" size="sm" disabled={updating} onClick={() => void moveToNotes()}>
                   <ArrowDownToLineIcon aria-hidden />
@@ -238,7 +244,7 @@ export function TaskAiPanel({
         </section>
       )}
 
-      <ProposalList taskId={task.id} onEmpty={() => runButton.current ?? pickerRef.current} />
+      {editable && <ProposalList taskId={task.id} onEmpty={() => runButton.current ?? pickerRef.current} />}
       <AiActivity taskId={task.id} />
     </div>
   );

@@ -10,6 +10,7 @@ import {
 } from 'react';
 import { CHECKLIST_LIMITS, type ChecklistItem } from '../../common/checklist';
 import { cn } from '../lib/cn';
+import type { TaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
 import { errorToast } from '../ui/toasts';
@@ -27,6 +28,8 @@ export const CHECKLIST_COPY = {
   addItem: 'Add an item',
   blankTitle: 'An item needs a title',
   progress: (done: number, total: number) => `${done} of ${total} done`,
+  /** Read out before an item's title where the item cannot be ticked by the caller (a viewer). */
+  done: 'Done:',
 } as const;
 
 type Control = 'toggle' | 'title' | 'up' | 'down';
@@ -44,8 +47,11 @@ const sameOrder = (a: number[], b: number[]) => a.length === b.length && a.every
  * or a finger, and by 'Move up'/'Move down' or Alt+Arrow keys from the keyboard; each move is announced.
  * The card list is a @hello-pangea/dnd list and the library cannot nest one inside a draggable card,
  * hence the small pointer drag here (docs/decisions/019-checklist-ui.md).
+ *
+ * What the caller's role does not allow is absent (issue 28): a commenter ticks items, an editor
+ * also adds, renames, moves and deletes them; a viewer reads them.
  */
-export function ChecklistPanel({ taskId }: { taskId: number }) {
+export function ChecklistPanel({ taskId, can }: { taskId: number; can: TaskPermissions }) {
   const headingId = useId();
   const { data: items, isPending, isError } = useChecklist(taskId);
   const add = useAddChecklistItem(taskId);
@@ -219,6 +225,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
                 key={item.id}
                 item={item}
                 dragging={drag?.id === item.id && !drag.released}
+                can={can}
                 onToggle={() =>
                   update.mutate(
                     { id: item.id, done: !item.done },
@@ -239,24 +246,26 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
           </ul>
         )
       )}
-      <Input
-        ref={addRef}
-        name="newItem"
-        aria-label={CHECKLIST_COPY.addItem}
-        placeholder={CHECKLIST_COPY.addItem}
-        maxLength={CHECKLIST_LIMITS.titleMax}
-        disabled={isPending || isError}
-        onKeyDown={(event) => {
-          if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
-          event.preventDefault();
-          const title = event.currentTarget.value.trim();
-          if (!title) return;
-          // Cleared at once: the next item can be typed while this one is saved.
-          event.currentTarget.value = '';
-          addItem(title);
-        }}
-        className="h-8"
-      />
+      {can.change && (
+        <Input
+          ref={addRef}
+          name="newItem"
+          aria-label={CHECKLIST_COPY.addItem}
+          placeholder={CHECKLIST_COPY.addItem}
+          maxLength={CHECKLIST_LIMITS.titleMax}
+          disabled={isPending || isError}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
+            event.preventDefault();
+            const title = event.currentTarget.value.trim();
+            if (!title) return;
+            // Cleared at once: the next item can be typed while this one is saved.
+            event.currentTarget.value = '';
+            addItem(title);
+          }}
+          className="h-8"
+        />
+      )}
       <p role="status" className="sr-only">
         {announcement}
       </p>
@@ -267,6 +276,7 @@ export function ChecklistPanel({ taskId }: { taskId: number }) {
 type RowProps = {
   item: ChecklistItem;
   dragging: boolean;
+  can: TaskPermissions;
   onToggle(): void;
   onRename(title: string): void;
   onMove(by: -1 | 1, control: Control): void;
@@ -274,7 +284,7 @@ type RowProps = {
   onGrip(event: ReactPointerEvent): void;
 };
 
-function ChecklistRow({ item, dragging, onToggle, onRename, onMove, onDelete, onGrip }: RowProps) {
+function ChecklistRow({ item, dragging, can, onToggle, onRename, onMove, onDelete, onGrip }: RowProps) {
   const [editing, setEditing] = useState(false);
   const titleRef = useRef<HTMLButtonElement>(null);
   // After Enter or Escape the person carries on from the title they edited.
@@ -288,7 +298,8 @@ function ChecklistRow({ item, dragging, onToggle, onRename, onMove, onDelete, on
 
   // Alt+Arrow moves the item from any of its controls (not while its title is being edited).
   const onKeyDown = (event: KeyboardEvent<HTMLLIElement>) => {
-    if (editing || !event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown')) return;
+    if (!can.change || editing || !event.altKey || (event.key !== 'ArrowUp' && event.key !== 'ArrowDown'))
+      return;
     event.preventDefault();
     const control = (event.target as HTMLElement).dataset.control;
     const keep = control === 'title' || control === 'up' || control === 'down' ? control : 'toggle';
@@ -304,31 +315,58 @@ function ChecklistRow({ item, dragging, onToggle, onRename, onMove, onDelete, on
         dragging && 'bg-accent shadow-sm ring-2 ring-ring/40',
       )}
     >
-      <div
-        aria-hidden
-        onPointerDown={onGrip}
-        className="flex h-7 w-4 shrink-0 cursor-grab touch-none items-center justify-center text-muted-foreground/60 hover:text-muted-foreground active:cursor-grabbing"
-      >
-        <GripVerticalIcon className="size-3.5" />
-      </div>
+      {can.change ? (
+        <div
+          aria-hidden
+          onPointerDown={onGrip}
+          className="flex h-7 w-4 shrink-0 cursor-grab touch-none items-center justify-center text-muted-foreground/60 hover:text-muted-foreground active:cursor-grabbing"
+        >
+          <GripVerticalIcon className="size-3.5" />
+        </div>
+      ) : (
+        <span aria-hidden className="w-4 shrink-0" />
+      )}
       <span className="relative flex size-4 shrink-0">
-        <input
-          type="checkbox"
-          name="done"
-          data-control="toggle"
-          checked={item.done}
-          aria-label={item.title}
-          onChange={onToggle}
-          className="peer size-4 cursor-pointer appearance-none rounded border-2 border-muted-foreground/50 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card"
-        />
+        {can.comment ? (
+          <input
+            type="checkbox"
+            name="done"
+            data-control="toggle"
+            checked={item.done}
+            aria-label={item.title}
+            onChange={onToggle}
+            className="peer size-4 cursor-pointer appearance-none rounded border-2 border-muted-foreground/50 outline-none transition-colors checked:border-primary checked:bg-primary hover:border-primary focus-visible:ring-2 focus-visible:ring-ring focus-visible:ring-offset-2 focus-visible:ring-offset-card"
+          />
+        ) : (
+          <span
+            aria-hidden
+            className={cn(
+              'peer size-4 rounded border-2 border-muted-foreground/50',
+              item.done && 'border-primary bg-primary',
+            )}
+          />
+        )}
         <CheckIcon
           aria-hidden
           strokeWidth={3}
-          className="pointer-events-none absolute inset-0 m-auto hidden size-3 text-primary-foreground peer-checked:block"
+          className={cn(
+            'pointer-events-none absolute inset-0 m-auto size-3 text-primary-foreground',
+            !item.done && 'hidden',
+          )}
         />
       </span>
       <div className="min-w-0 flex-1">
-        {editing ? (
+        {!can.change ? (
+          <span
+            className={cn(
+              'block px-1 py-1 text-sm break-words',
+              item.done && 'text-muted-foreground line-through',
+            )}
+          >
+            {item.done && !can.comment && <span className="sr-only">{CHECKLIST_COPY.done} </span>}
+            {item.title}
+          </span>
+        ) : editing ? (
           <TitleField
             title={item.title}
             onDone={(title, viaKeyboard) => {
@@ -353,37 +391,39 @@ function ChecklistRow({ item, dragging, onToggle, onRename, onMove, onDelete, on
           </button>
         )}
       </div>
-      <div className="flex shrink-0 items-center">
-        <Button
-          variant="ghost"
-          size="icon"
-          data-control="up"
-          aria-label={`Move ${item.title} up`}
-          onClick={() => onMove(-1, 'up')}
-          className="size-7 text-muted-foreground"
-        >
-          <ArrowUpIcon aria-hidden />
-        </Button>
-        <Button
-          variant="ghost"
-          size="icon"
-          data-control="down"
-          aria-label={`Move ${item.title} down`}
-          onClick={() => onMove(1, 'down')}
-          className="size-7 text-muted-foreground"
-        >
-          <ArrowDownIcon aria-hidden />
-        </Button>
-        <Button
-          variant="ghost"
-          size="icon"
-          aria-label={`Delete ${item.title}`}
-          onClick={onDelete}
-          className="size-7 text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
-        >
-          <Trash2Icon aria-hidden />
-        </Button>
-      </div>
+      {can.change && (
+        <div className="flex shrink-0 items-center">
+          <Button
+            variant="ghost"
+            size="icon"
+            data-control="up"
+            aria-label={`Move ${item.title} up`}
+            onClick={() => onMove(-1, 'up')}
+            className="size-7 text-muted-foreground"
+          >
+            <ArrowUpIcon aria-hidden />
+          </Button>
+          <Button
+            variant="ghost"
+            size="icon"
+            data-control="down"
+            aria-label={`Move ${item.title} down`}
+            onClick={() => onMove(1, 'down')}
+            className="size-7 text-muted-foreground"
+          >
+            <ArrowDownIcon aria-hidden />
+          </Button>
+          <Button
+            variant="ghost"
+            size="icon"
+            aria-label={`Delete ${item.title}`}
+            onClick={onDelete}
+            className="size-7 text-muted-foreground hover:bg-destructive/10 hover:text-destructive"
+          >
+            <Trash2Icon aria-hidden />
+          </Button>
+        </div>
+      )}
     </li>
   );
 }

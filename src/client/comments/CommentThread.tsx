@@ -9,11 +9,10 @@ import {
   useState,
 } from 'react';
 import { COMMENT_LIMITS, type Comment, commentBodySchema } from '../../common/comments';
-import type { Project } from '../../common/projects';
 import { errorMessage } from '../lib/api';
 import { rescueFocusAfterRender } from '../lib/focus';
 import { useSession } from '../lib/session';
-import { mayDo } from '../projects/api';
+import type { TaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { QueryList } from '../ui/section';
 import { Textarea } from '../ui/textarea';
@@ -49,7 +48,8 @@ function parseBody(text: string): { body: string } | { error: string } {
 
 type ThreadProps = {
   taskId: number;
-  project: Project | undefined;
+  /** What the caller's role lets them do (useTaskPermissions). */
+  can: TaskPermissions;
   /** The members' usernames: their @mentions show highlighted. */
   usernames: string[];
 };
@@ -59,13 +59,12 @@ type ThreadProps = {
  * What a role may not do is absent: a viewer sees no composer; only the author edits a comment;
  * the author or an admin deletes one.
  */
-export function CommentThread({ taskId, project, usernames }: ThreadProps) {
+export function CommentThread({ taskId, can, usernames }: ThreadProps) {
   const headingId = useId();
   const comments = useComments(taskId);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const me = useSession()?.user.id;
-  const canComment = mayDo(project, 'commenter');
-  const isAdmin = mayDo(project, 'admin');
+  const canComment = can.comment;
   const count = comments.data?.length ?? 0;
 
   return (
@@ -87,7 +86,7 @@ export function CommentThread({ taskId, project, usernames }: ThreadProps) {
               comment={comment}
               usernames={usernames}
               canEdit={canComment && comment.authorId === me}
-              canDelete={(canComment && comment.authorId === me) || isAdmin}
+              canDelete={(canComment && comment.authorId === me) || can.moderate}
               onDeleted={(item) => rescueFocusAfterRender(() => composerRef.current, item)}
             />
           ))

@@ -4,6 +4,7 @@ import {
   type AddProjectMemberBody,
   type AssignableRole,
   type CreateProjectBody,
+  PROJECT_ROLES,
   PROJECTS_PATH,
   type Project,
   type ProjectMember,
@@ -11,6 +12,7 @@ import {
   projectMembersPath,
   projectPath,
   roleAtLeast,
+  roleToManage,
   type UpdateProjectBody,
 } from '../../common/projects';
 import { apiRequest } from '../lib/api';
@@ -54,35 +56,61 @@ export const can = {
   deleteProject: (role: ProjectRole) => role === 'owner',
   /** Whether `role` may add, change or remove a member who is (or is to become) `target`. */
   manageMember: (role: ProjectRole, target: ProjectRole) =>
-    role === 'owner' ? target !== 'owner' : role === 'admin' && !roleAtLeast(target, 'admin'),
+    target !== 'owner' && roleAtLeast(role, roleToManage(target)),
 };
 
-/**
- * Whether the caller may do in `project` what `needed` may: never in an archived project (read-only
- * until restored), nor before the project is known.
- */
-export const mayDo = (
-  project: Pick<Project, 'role' | 'archived'> | undefined,
-  needed: ProjectRole,
-): boolean => project !== undefined && !project.archived && roleAtLeast(project.role, needed);
-
 /** Whether the caller may add, change and move tasks in `project` now: editor or more, and not archived. */
-export const canChangeTasks = (project: Pick<Project, 'role' | 'archived'>) => mayDo(project, 'editor');
+export const canChangeTasks = (project: Pick<Project, 'role' | 'archived'>) =>
+  taskPermissions(project).change;
 
 /**
- * Whether the caller may change the tasks of project `projectId` (a card's controls, issue 21).
- * Until the list has loaded, yes: the Inbox's cards keep their controls from the first paint, and
- * the server refuses what a role may not do anyway.
+ * What the caller may do with a task, from their role in its project (decision 029's table): the one
+ * place a card asks which controls to show. Controls a role may not use are absent (issue 28).
  */
-export function useCanChangeTasksIn(projectId: number): boolean {
+export type TaskPermissions = Readonly<{
+  /**
+   * Editor or more: change, complete, move, reorder and delete the task; its dates, labels,
+   * reminders, assignees and files; add, rename, move and delete checklist items; its notes; its
+   * agent, AI drafts and the changes runs propose.
+   */
+  change: boolean;
+  /** Commenter or more: comment, and tick checklist items. */
+  comment: boolean;
+  /** Admin or more: delete anyone's comment. */
+  moderate: boolean;
+}>;
+
+const permissionsOf = (role: ProjectRole | null): TaskPermissions =>
+  Object.freeze({
+    change: role !== null && roleAtLeast(role, 'editor'),
+    comment: role !== null && roleAtLeast(role, 'commenter'),
+    moderate: role !== null && roleAtLeast(role, 'admin'),
+  });
+/** One object per role, so a card's permissions keep their identity from render to render. */
+const PERMISSIONS = Object.fromEntries(PROJECT_ROLES.map((role) => [role, permissionsOf(role)])) as Record<
+  ProjectRole,
+  TaskPermissions
+>;
+/** Not a member (or no longer), or an archived project: read-only. */
+const READ_ONLY = permissionsOf(null);
+
+/** What the caller may do with the tasks of `project`: nothing in an archived one, nor before it is known. */
+export const taskPermissions = (project: Pick<Project, 'role' | 'archived'> | undefined): TaskPermissions =>
+  project === undefined || project.archived ? READ_ONLY : PERMISSIONS[project.role];
+
+/**
+ * What the caller may do with the tasks of project `projectId` (a card's controls). Until the list
+ * has loaded, everything: the Inbox's cards keep their controls from the first paint, and the server
+ * refuses what a role may not do anyway.
+ */
+export function useTaskPermissions(projectId: number): TaskPermissions {
   const select = useCallback(
-    (projects: Project[]) => {
-      const project = projects.find((candidate) => candidate.id === projectId);
-      return project !== undefined && canChangeTasks(project);
-    },
+    (projects: Project[]) => taskPermissions(projects.find((candidate) => candidate.id === projectId)),
     [projectId],
   );
-  return useQuery<Project[], Error, boolean>({ queryKey: projectsKey, select }).data ?? true;
+  return (
+    useQuery<Project[], Error, TaskPermissions>({ queryKey: projectsKey, select }).data ?? PERMISSIONS.owner
+  );
 }
 
 /** The roles `role` may give: the owner every assignable one, an admin those below admin. */

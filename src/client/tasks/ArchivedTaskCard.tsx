@@ -3,7 +3,7 @@ import { memo, useCallback, useRef } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { rescueFocusAfterRender } from '../lib/focus';
-import { useCanChangeTasksIn } from '../projects/api';
+import { useTaskPermissions } from '../projects/api';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
@@ -28,7 +28,7 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
 }) {
   const update = useUpdateTask(task.id);
   // Issue 21: restoring is changing the task, which a viewer or commenter may not do.
-  const editable = useCanChangeTasksIn(task.projectId);
+  const editable = useTaskPermissions(task.projectId).change;
   const cardRef = useRef<HTMLElement>(null);
   const restoreRef = useRef<HTMLButtonElement>(null);
 

@@ -3,6 +3,7 @@ import { type RefObject, useCallback, useId, useLayoutEffect, useRef, useState }
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
+import { cn } from '../lib/cn';
 import { rescueFocus } from '../lib/focus';
 import { Button } from '../ui/button';
 import { Label } from '../ui/label';
@@ -12,6 +13,10 @@ import type { TaskUpdates } from './api';
 import { CardTooltip } from './CardTooltip';
 
 export type NotesDraft = ReturnType<typeof useNotesDraft>;
+
+const NOTES_HEADING = 'Notes';
+/** A role that may not change the task reads the notes; none yet says so. */
+const NO_NOTES = 'No notes.';
 
 /**
  * The notes being typed on a card. They are saved when the card collapses (spec §4), so they live in
@@ -71,10 +76,13 @@ export function useNotesDraft(
 export function NotesBox({
   notes,
   textareaRef,
+  editable,
 }: {
   notes: NotesDraft;
   /** The card moves focus here when a draft lands in the notes. */
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** The caller may change the task (useTaskPermissions); else the notes are read, and copied (issue 28). */
+  editable: boolean;
 }) {
   const id = useId();
   const [clearing, setClearing] = useState(false);
@@ -101,19 +109,25 @@ export function NotesBox({
   return (
     <div className="grid gap-2">
       <div className="flex items-center justify-between gap-2">
-        <Label htmlFor={id}>Notes</Label>
+        {editable ? (
+          <Label htmlFor={id}>{NOTES_HEADING}</Label>
+        ) : (
+          <h3 className="text-sm leading-none font-medium">{NOTES_HEADING}</h3>
+        )}
         <div className="flex items-center gap-1">
-          <Button
-            ref={clearRef}
-            variant="ghost"
-            size="sm"
-            aria-label="Clear notes"
-            disabled={clearing || !notes.value}
-            onClick={() => void clear()}
-          >
-            <EraserIcon aria-hidden />
-            Clear
-          </Button>
+          {editable && (
+            <Button
+              ref={clearRef}
+              variant="ghost"
+              size="sm"
+              aria-label="Clear notes"
+              disabled={clearing || !notes.value}
+              onClick={() => void clear()}
+            >
+              <EraserIcon aria-hidden />
+              Clear
+            </Button>
+          )}
           <CardTooltip content="Copy notes">
             <Button
               variant="ghost"
@@ -128,14 +142,25 @@ export function NotesBox({
           </CardTooltip>
         </div>
       </div>
-      <Textarea
-        ref={textareaRef}
-        id={id}
-        value={notes.value}
-        placeholder={COPY.notesPlaceholder}
-        onChange={(event) => notes.setDraft(event.target.value)}
-        className="field-sizing-content min-h-24 resize-y"
-      />
+      {editable ? (
+        <Textarea
+          ref={textareaRef}
+          id={id}
+          value={notes.value}
+          placeholder={COPY.notesPlaceholder}
+          onChange={(event) => notes.setDraft(event.target.value)}
+          className="field-sizing-content min-h-24 resize-y"
+        />
+      ) : (
+        <p
+          className={cn(
+            'rounded-md border bg-muted/40 px-3 py-2 text-sm break-words whitespace-pre-wrap',
+            !notes.value && 'text-muted-foreground',
+          )}
+        >
+          {notes.value || NO_NOTES}
+        </p>
+      )}
     </div>
   );
 }

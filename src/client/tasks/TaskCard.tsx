@@ -11,7 +11,7 @@ import { TaskTagsEditor } from '../labels/TaskTagsEditor';
 import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { shortcutFor } from '../lib/shortcuts';
-import { useCanChangeTasksIn } from '../projects/api';
+import { useTaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
 import { errorToast, successToast } from '../ui/toasts';
@@ -60,8 +60,10 @@ export const TaskCard = memo(function TaskCard({
   reorderable = true,
   placement,
 }: TaskCardProps) {
-  // Issue 21: a viewer or commenter (or an archived project) gets no control that changes the task.
-  const editable = useCanChangeTasksIn(task.projectId);
+  // Issues 21 and 28: what the caller's role lets them do decides which controls the card shows; a
+  // viewer or commenter (or an archived project) gets none that changes the task.
+  const can = useTaskPermissions(task.projectId);
+  const editable = can.change;
   // Kept outside the card: the list keeps expanded cards mounted, and a drag's clone shows the same.
   const expanded = useExpanded(task.id);
   const setExpanded = useCallback((open: boolean) => storeExpanded(task.id, open), [task.id]);
@@ -285,12 +287,16 @@ export const TaskCard = memo(function TaskCard({
             />
           )}
           {editable && <TaskTagsEditor task={task} update={update} />}
-          <ChecklistPanel taskId={task.id} />
+          <ChecklistPanel taskId={task.id} can={can} />
           {editable && <TaskReminders task={task} />}
           {details ? (
             <>
-              <TaskAiPanel task={details} onMovedToNotes={() => rescueFocus(notesRef.current)} />
-              <NotesBox notes={notes} textareaRef={notesRef} />
+              <TaskAiPanel
+                task={details}
+                editable={editable}
+                onMovedToNotes={() => rescueFocus(notesRef.current)}
+              />
+              <NotesBox notes={notes} textareaRef={notesRef} editable={editable} />
             </>
           ) : (
             <div aria-hidden className="grid gap-3">
@@ -298,7 +304,7 @@ export const TaskCard = memo(function TaskCard({
               <Skeleton className="h-24" />
             </div>
           )}
-          <TaskConversation task={task} />
+          <TaskConversation task={task} can={can} />
         </div>
       )}
     </article>

@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import type { TaskSummary } from '../../common/tasks';
 import { type Reminder, useAddReminder, useDeleteReminder, useReminders } from '../notifications/api';
 import { NOTIFICATION_COPY } from '../notifications/copy';
-import { useCanChangeTasksIn } from '../projects/api';
+import { useTaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
 import { Label } from '../ui/label';
@@ -22,7 +22,7 @@ export const reminderWords = (reminder: Reminder) =>
  * before a due time, and deleting. Shown to those who may change the task (editors and up).
  */
 export function TaskReminders({ task }: { task: TaskSummary }) {
-  const canChange = useCanChangeTasksIn(task.projectId);
+  const canChange = useTaskPermissions(task.projectId).change;
   const reminders = useReminders(task.id);
   const add = useAddReminder(task.id);
   const remove = useDeleteReminder(task.id);

@@ -9,7 +9,7 @@ import { cn } from '../lib/cn';
 import { useDocumentTitle } from '../lib/document-title';
 import { useMediaQuery } from '../lib/media';
 import { taskHref } from '../notifications/open-task';
-import { useProjects } from '../projects/api';
+import { useProjects, useTaskPermissions } from '../projects/api';
 import { type TaskScope, useDueTasks } from '../tasks/api';
 import { LoadError } from '../tasks/EmptyState';
 import { Button } from '../ui/button';
@@ -59,16 +59,20 @@ function useTaskLink() {
 const chipClasses =
   'block min-h-6 truncate rounded-md bg-accent/70 px-1.5 py-1 text-xs leading-4 text-accent-foreground outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring';
 
-/** A task in a day's cell: a link to its card, and what is dragged to another day. */
+/**
+ * A task in a day's cell: a link to its card, and what is dragged to another day by those who may
+ * change the task (issue 28: a viewer's or commenter's chip is only a link).
+ */
 function TaskChip({ task, index }: { task: TaskSummary; index: number }) {
   const link = useTaskLink()(task);
+  const movable = useTaskPermissions(task.projectId).change;
   return (
-    <Draggable draggableId={String(task.id)} index={index}>
+    <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!movable}>
       {(provided, snapshot) => (
         <a
           ref={provided.innerRef}
           {...provided.draggableProps}
-          {...provided.dragHandleProps}
+          {...(movable ? provided.dragHandleProps : {})}
           // The library makes the handle a button; it is a link that can also be dragged.
           // biome-ignore lint/a11y/noRedundantRoles: undoes the library's role="button"
           role="link"

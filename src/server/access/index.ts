@@ -1,8 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 import {
   INBOX_NAME,
+  isProjectRole,
   PROJECT_MESSAGES,
-  PROJECT_ROLES,
   type ProjectRole,
   roleAtLeast,
 } from '../../common/projects';
@@ -53,9 +53,8 @@ export const ACCESS_MESSAGES: Record<Exclude<ProjectRole, 'viewer'>, string> = {
 /** The words of a 404 for a project: the same whether it does not exist or the caller is not in it. */
 export const projectNotFound = () => notFound('Project');
 
-const isRole = (value: string): value is ProjectRole => (PROJECT_ROLES as readonly string[]).includes(value);
 const asRole = (value: string): ProjectRole => {
-  if (!isRole(value)) throw new Error(`unknown project role in the database: ${value}`);
+  if (!isProjectRole(value)) throw new Error(`unknown project role in the database: ${value}`);
   return value;
 };
 
@@ -89,7 +88,7 @@ export interface ProjectMemberSummary {
 }
 
 /** Throws the 403 naming the role `needed`, when `role` is below it. */
-function assertRole(role: ProjectRole, needed: ProjectRole): void {
+export function assertRole(role: ProjectRole, needed: ProjectRole): void {
   if (!roleAtLeast(role, needed)) throw forbidden(ACCESS_MESSAGES[needed as keyof typeof ACCESS_MESSAGES]);
 }
 

@@ -1,3 +1,4 @@
+import { type ProjectRole, roleWithArticle } from '../../common/projects';
 import { APP_NAME } from '../../common/spec';
 import type { MailMessage } from './mailer';
 
@@ -125,7 +126,7 @@ export function projectSharedMail(
   recipientFirstName: string,
   adderFirstName: string,
   projectName: string,
-  role: string,
+  role: ProjectRole,
   link: string,
   appUrl: string,
 ) {
@@ -134,7 +135,7 @@ export function projectSharedMail(
     `${adderFirstName} shared "${projectName}" with you`,
     [
       `Hello ${recipientFirstName},`,
-      `${adderFirstName} added you to the project "${projectName}" as ${role === 'admin' ? 'an' : 'a'} ${role}.`,
+      `${adderFirstName} added you to the project "${projectName}" as ${roleWithArticle(role)}.`,
       'Open it here:',
       { link },
     ],

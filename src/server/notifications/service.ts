@@ -12,6 +12,7 @@ import {
   type NotificationSettings,
   type NotificationsLiveEvent,
 } from '../../common/notifications';
+import { isProjectRole } from '../../common/projects';
 import type { Access } from '../access';
 import type { Database } from '../db/schema';
 import { toIso, toIsoOrNull } from '../db/values';
@@ -107,14 +108,14 @@ export function createNotificationService(deps: NotificationServiceDeps) {
       const messageId = `${key.replace(/[^A-Za-z0-9.:_-]/g, '-')}@tasklane`;
       const data = notification.data;
       const message =
-        notification.kind === 'shared' && typeof data.projectName === 'string'
+        notification.kind === 'shared' && typeof data.projectName === 'string' && isProjectRole(data.role)
           ? {
               ...projectSharedMail(
                 recipient.email,
                 recipient.firstName,
                 notification.actorName ?? 'Someone',
                 data.projectName,
-                String(data.role ?? 'member'),
+                data.role,
                 url,
                 appUrl,
               ),

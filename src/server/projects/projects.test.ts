@@ -356,6 +356,27 @@ describe.each(testDialects)('projects, members and roles on %s', (dialect) => {
       expect(mails[0]!.html).toContain('Kitchen &quot;plans&quot;');
     });
 
+    it('tells the new member their role with the right article: "as an editor" (issue 28)', async () => {
+      for (const [role, words] of [
+        ['editor', 'as an editor'],
+        ['admin', 'as an admin'],
+        ['viewer', 'as a viewer'],
+      ] as const) {
+        const project = await create(people.owner, { name: `Articles ${role}` });
+        const person = await t.signUp();
+        mails.length = 0;
+        await share(people.owner, project.id, person, role);
+        const sentence = `${people.owner.user.firstName} added you to the project "${project.name}" ${words}.`;
+        const notifications = (await person.request('GET', '/api/notifications')).json() as Array<{
+          body: string;
+        }>;
+        expect(notifications.map((notification) => notification.body)).toContain(sentence);
+        await t.ctx.jobs.runDue();
+        expect(mails).toHaveLength(1);
+        expect(mails[0]!.text).toContain(sentence);
+      }
+    });
+
     it('only the owner adds, promotes, demotes or removes admins; nobody changes the owner', async () => {
       const project = await team();
       const url = `/api/projects/${project.id}/members`;
@@ -394,6 +415,54 @@ describe.each(testDialects)('projects, members and roles on %s', (dialect) => {
         (await people.owner.request('PATCH', `${url}/${people.newcomer.user.id}`, { role: 'viewer' }))
           .statusCode,
       ).toBe(404);
+    });
+
+    it("anyone but the owner who adds, promotes, demotes or removes an admin is told it is the owner's (issue 28)", async () => {
+      const project = await team();
+      const url = `/api/projects/${project.id}/members`;
+      const ownerOnly = { message: ACCESS_MESSAGES.owner };
+      for (const caller of ['viewer', 'commenter', 'editor', 'admin'] as const) {
+        const person = people[caller];
+        const add = await person.request('POST', url, { user: people.newcomer.user.username, role: 'admin' });
+        expect([caller, add.statusCode, add.json()]).toEqual([caller, 403, ownerOnly]);
+        const promote = await person.request('PATCH', `${url}/${people.target.user.id}`, { role: 'admin' });
+        expect([caller, promote.statusCode, promote.json()]).toEqual([caller, 403, ownerOnly]);
+        const demote = await person.request('PATCH', `${url}/${people.admin.user.id}`, { role: 'viewer' });
+        expect([caller, demote.statusCode, demote.json()]).toEqual([caller, 403, ownerOnly]);
+        const changeOwner = await person.request('PATCH', `${url}/${people.owner.user.id}`, {
+          role: 'viewer',
+        });
+        expect([caller, changeOwner.statusCode, changeOwner.json()]).toEqual([caller, 403, ownerOnly]);
+        if (caller !== 'admin') {
+          const remove = await person.request('DELETE', `${url}/${people.admin.user.id}`);
+          expect([caller, remove.statusCode, remove.json()]).toEqual([caller, 403, ownerOnly]);
+          // The roles below admin are an admin's: that is the role named.
+          const share = await person.request('POST', url, {
+            user: people.newcomer.user.username,
+            role: 'editor',
+          });
+          expect([caller, share.statusCode, share.json()]).toEqual([
+            caller,
+            403,
+            { message: ACCESS_MESSAGES.admin },
+          ]);
+          const change = await person.request('PATCH', `${url}/${people.target.user.id}`, { role: 'editor' });
+          expect([caller, change.statusCode, change.json()]).toEqual([
+            caller,
+            403,
+            { message: ACCESS_MESSAGES.admin },
+          ]);
+        }
+      }
+      // A non-member still learns nothing: the words of a project that does not exist.
+      const outsider = await people['non-member'].request('POST', url, {
+        user: people.newcomer.user.username,
+        role: 'admin',
+      });
+      expect([outsider.statusCode, outsider.json()]).toEqual([404, { message: 'Project not found' }]);
+      const members = (await people.owner.request('GET', url)).json() as ProjectMember[];
+      expect(members.find((m) => m.userId === people.admin.user.id)?.role).toBe('admin');
+      expect(members.some((m) => m.userId === people.newcomer.user.id)).toBe(false);
     });
 
     it('a member leaves; the owner cannot without transferring', async () => {

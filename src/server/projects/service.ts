@@ -10,16 +10,18 @@ import {
   type ProjectColor,
   type ProjectMember,
   type ProjectRole,
+  roleToManage,
+  roleWithArticle,
   type TransferProjectBody,
   type UpdateProjectBody,
   type UpdateProjectMemberBody,
 } from '../../common/projects';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
-import { ACCESS_MESSAGES, type Access, projectNotFound } from '../access';
+import { type Access, assertRole, projectNotFound } from '../access';
 import type { Database, ProjectRow, UserRow } from '../db/schema';
 import { toBool, toIso, toNumber } from '../db/values';
 import type { FileStore } from '../files/store';
-import { badRequest, conflict, forbidden, notFound } from '../http/errors';
+import { badRequest, conflict, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import type { ChangeListener } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
@@ -213,10 +215,9 @@ export function createProjectService({
     },
 
     async addMember(user: UserRow, id: number, body: AddProjectMemberBody): Promise<ProjectMember> {
-      const { role, project } = await access.requireProjectRole(user, id, 'admin');
+      const { project } = await access.requireProjectRole(user, id, roleToManage(body.role));
       if (toBool(project.is_inbox)) throw badRequest(PROJECT_MESSAGES.inboxShared);
       refuseIfArchived(project);
-      if (body.role === 'admin' && role !== 'owner') throw forbidden(ACCESS_MESSAGES.owner);
       const person = await repo.findActiveUser(body.user.trim());
       if (!person) throw badRequest(PROJECT_MESSAGES.noSuchUser);
       if (!(await repo.addMember(id, person.id, body.role))) throw conflict(PROJECT_MESSAGES.alreadyMember);
@@ -229,7 +230,7 @@ export function createProjectService({
           projectId: id,
           actorId: user.id,
           title: `${user.first_name} shared "${project.name}" with you`,
-          body: `${user.first_name} added you to the project "${project.name}" as ${body.role === 'admin' ? 'an' : 'a'} ${body.role}.`,
+          body: `${user.first_name} added you to the project "${project.name}" as ${roleWithArticle(body.role)}.`,
           data: { projectName: project.name, role: body.role },
         },
       ]);
@@ -244,16 +245,13 @@ export function createProjectService({
       userId: number,
       body: UpdateProjectMemberBody,
     ): Promise<ProjectMember> {
-      const { role, project } = await access.requireProjectRole(user, id, 'admin');
+      // Every member sees the members (so a 404 for a missing one reveals nothing); the 403 names
+      // the role that manages both the member's role and the new one.
+      const { role, project } = await access.requireProjectRole(user, id, 'viewer');
       const current = await memberRole(id, userId);
+      assertRole(role, roleToManage(current, body.role));
       refuseIfArchived(project);
-      if (current === 'owner') {
-        if (role === 'owner') throw badRequest(PROJECT_MESSAGES.ownerRole);
-        throw forbidden(ACCESS_MESSAGES.owner);
-      }
-      if ((current === 'admin' || body.role === 'admin') && role !== 'owner') {
-        throw forbidden(ACCESS_MESSAGES.owner);
-      }
+      if (current === 'owner') throw badRequest(PROJECT_MESSAGES.ownerRole);
       await repo.setRole(id, userId, body.role);
       await tell(id, await repo.memberIds(id));
       return toMember((await repo.members(id)).find((member) => member.user_id === userId)!);
@@ -266,12 +264,10 @@ export function createProjectService({
         // Leaving is allowed from an archived project too: a viewer could not restore it to leave.
         if (role === 'owner') throw badRequest(PROJECT_MESSAGES.ownerLeaves);
       } else {
-        const { role, project } = await access.requireProjectRole(user, id, 'admin');
+        const { role, project } = await access.requireProjectRole(user, id, 'viewer');
         const current = await memberRole(id, userId);
+        assertRole(role, roleToManage(current));
         refuseIfArchived(project);
-        if ((current === 'owner' || current === 'admin') && role !== 'owner') {
-          throw forbidden(ACCESS_MESSAGES.owner);
-        }
       }
       // The removed member is told too: their open browsers drop the project.
       const members = await repo.memberIds(id);
