@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
-import { DEFAULT_TIME_ZONE, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
+import { dateInZone, dueDayIn } from '../../common/due';
 import { LABEL_MESSAGES } from '../../common/labels';
 import { taskRemindersPath } from '../../common/notifications';
 import { PROJECTS_PATH } from '../../common/projects';
@@ -22,6 +22,7 @@ import {
 import type { Access, ProjectMemberSummary } from '../access';
 import { projectNotFound, taskNotFound } from '../access';
 import { type ActivityRecord, recordActivity } from '../activity/repository';
+import { userTimeZone } from '../auth/users';
 import type { DialectName } from '../db';
 import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
@@ -73,6 +74,8 @@ export interface TaskServiceDeps {
   clock?: Clock;
   /** A task's sectionId must name a section of its project (issue 23). */
   sections: Pick<SectionService, 'assertInProject'>;
+  /** A person's zone until they or their browser set one (issue 28). */
+  defaultTimeZone: string;
 }
 
 /** How a completion is asked for: `final` ends a recurring task's series (POST .../complete). */
@@ -98,6 +101,7 @@ export function createTaskService({
   reminders,
   clock = systemClock,
   sections,
+  defaultTimeZone,
 }: TaskServiceDeps) {
   const tasks = createTaskRepository(db, dialect);
   const user = (id: Caller) => ({ id });
@@ -113,10 +117,10 @@ export function createTaskService({
     }
   };
 
-  /** The caller's time zone: the one a due time they set is read in ('UTC' until they set one). */
+  /** The caller's time zone: the one a due time they set is read in (the server's until they set one). */
   const zoneOf = async (userId: number): Promise<string> => {
     const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
-    return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : DEFAULT_TIME_ZONE;
+    return userTimeZone(row?.time_zone ?? null, defaultTimeZone);
   };
 
   /** dueTime and recurrence need a date: 400 naming the field. */
