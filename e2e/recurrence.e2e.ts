@@ -70,6 +70,76 @@ describeBrowser('due times and recurring tasks in the browser', () => {
     }, date);
 
   it(
+    'a browser in Kolkata gives a new account Asia/Kolkata, which the time zone dialog shows selected (issue 28)',
+    async () => {
+      const admin = await open();
+      const created = await apiFromPage<{ user: PublicUser; password: string }>(
+        admin,
+        'POST',
+        '/api/admin/users',
+        {
+          firstName: 'Kavya',
+          email: 'kavya@example.com',
+        },
+      );
+      // Every account has a zone, the server's until the person or their browser sets one.
+      expect(created.user).toMatchObject({ timeZone: expect.any(String), timeZoneChosen: false });
+      const context = await openContext(browser, {
+        baseURL: server.url,
+        viewport: { width: 1280, height: 900 },
+        timezoneId: 'Asia/Kolkata',
+        locale: 'en-GB',
+      });
+      const page = await context.newPage();
+      opened.push({ context, page, errors: [] });
+      await page.goto('/');
+      await signIn(page, created.user.username, created.password);
+      // The browser calls it 'Asia/Calcutta' (ICU's old name): the account keeps the IANA name.
+      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(
+        'Asia/Calcutta',
+      );
+      await expect
+        .poll(
+          async () => (await apiFromPage<{ user: PublicUser }>(page, 'GET', '/api/auth/me')).user.timeZone,
+        )
+        .toBe('Asia/Kolkata');
+      await page.getByRole('button', { name: /^Settings for/ }).click();
+      await page
+        .getByRole('menuitem', { name: /^Time zone/ })
+        .getByText('Asia/Kolkata')
+        .waitFor();
+      await page.getByRole('menuitem', { name: /^Time zone/ }).click();
+      const dialog = page.getByRole('dialog', { name: 'Time zone' });
+      const list = dialog.getByLabel('Time zones', { exact: true });
+      await expect.poll(() => list.inputValue()).toBe('Asia/Kolkata');
+      const values = await list
+        .locator('option')
+        .evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));
+      expect(values).toEqual(
+        expect.arrayContaining(['Asia/Kolkata', 'Europe/Kyiv', 'Asia/Ho_Chi_Minh', 'America/Nuuk']),
+      );
+      for (const old of ['Asia/Calcutta', 'Europe/Kiev', 'Asia/Saigon', 'America/Godthab'])
+        expect(values).not.toContain(old);
+      // Choosing one keeps its name, and the browser's zone no longer replaces it.
+      await dialog.getByRole('searchbox', { name: 'Search time zones' }).fill('kyiv');
+      await list.selectOption('Europe/Kyiv');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await expect
+        .poll(async () => (await apiFromPage<{ user: PublicUser }>(page, 'GET', '/api/auth/me')).user)
+        .toMatchObject({ timeZone: 'Europe/Kyiv', timeZoneChosen: true });
+      await page.reload();
+      await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
+      await page.getByRole('button', { name: /^Settings for/ }).click();
+      await page
+        .getByRole('menuitem', { name: /^Time zone/ })
+        .getByText('Europe/Kyiv')
+        .waitFor();
+    },
+    budget(60_000),
+  );
+
+  it(
     "quick add 'every monday at 9am'; the card shows 09:00 and 'Every Monday'; completing rolls it on; Complete forever archives it",
     async () => {
       const page = await open();

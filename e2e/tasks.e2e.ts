@@ -1,5 +1,8 @@
 import type { Locator, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import type { PublicUser } from '../src/common/auth';
+import { dateInZone, instantInZone } from '../src/common/due';
+import type { Reminder } from '../src/common/notifications';
 import type { Task } from '../src/common/tasks';
 import {
   animationsSettled,
@@ -123,6 +126,59 @@ describeBrowser('tasks in the browser', () => {
     await dialog.getByRole('button', { name: 'Add Task' }).click();
     await expectToast(page, 'Error', 'Failed to create task');
     expect(await dialog.getByLabel('Title').inputValue()).toBe('Will fail');
+  });
+
+  it("quick add takes a reminder's words out of the title; taking its chip off puts them back (issue 28)", async () => {
+    // The person's zone (Kolkata) is not the browser's (New York): the reminder's 17:00 is Kolkata's.
+    const tab = await openPage(suite.browser, suite.server, '/', { timezoneId: 'America/New_York' });
+    opened.push(tab);
+    const { page } = tab;
+    await signIn(page);
+    await deleteAllTasks(page);
+    const before = (await apiFromPage<{ user: PublicUser }>(page, 'GET', '/api/auth/me')).user.timeZone;
+    await apiFromPage(page, 'PATCH', '/api/auth/me', { timeZone: 'Asia/Kolkata' });
+    await reload(page);
+    try {
+      const quick = page.getByRole('textbox', { name: 'Add a task' });
+      const reminders = (id: number) => apiFromPage<Reminder[]>(page, 'GET', `/api/tasks/${id}/reminders`);
+      const created = async (title: string) => {
+        await card(page, title).waitFor();
+        return (await apiFromPage<Task[]>(page, 'GET', '/api/tasks')).find((task) => task.title === title)!;
+      };
+
+      await quick.fill('Call mom remind me at 5pm');
+      await page.getByText('Reminder', { exact: true }).waitFor();
+      await quick.press('Enter');
+      const call = await created('Call mom');
+      expect(call.dueDate).toBeNull();
+      const todayThere = dateInZone(new Date(), 'Asia/Kolkata');
+      await expect
+        .poll(async () => (await reminders(call.id)).map(({ at }) => at))
+        .toEqual([instantInZone(todayThere, '17:00', 'Asia/Kolkata')!.toISOString()]);
+
+      await quick.fill('Dentist tomorrow at 3pm remind me 30 min before');
+      await page.getByText('Reminder', { exact: true }).waitFor();
+      await quick.press('Enter');
+      const dentist = await created('Dentist');
+      const tomorrow = await page.evaluate(() => {
+        const date = new Date();
+        date.setDate(date.getDate() + 1);
+        return date.toLocaleDateString('en-CA');
+      });
+      expect(dentist).toMatchObject({ dueDate: tomorrow, dueTime: '15:00', dueTimeZone: 'Asia/Kolkata' });
+      await expect
+        .poll(async () => (await reminders(dentist.id)).map(({ relativeMinutes }) => relativeMinutes))
+        .toEqual([30]);
+
+      // Taking the chip off keeps the words in the title and adds no reminder.
+      await quick.fill('Water the plants remind me at 6pm');
+      await page.getByRole('button', { name: 'Remove reminder' }).click();
+      await quick.press('Enter');
+      const plants = await created('Water the plants remind me at 6pm');
+      expect(await reminders(plants.id)).toEqual([]);
+    } finally {
+      if (before) await apiFromPage(page, 'PATCH', '/api/auth/me', { timeZone: before });
+    }
   });
 
   it('edits the title inline: Enter and blur save, Escape and an empty title restore', async () => {

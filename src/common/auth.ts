@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, VALIDATION } from './spec';
-import { canonicalTimeZone, isTimeZone } from './time-zone';
+import { isTimeZone } from './time-zone';
 
 /** Field limits shared by the forms and the routes. */
 export const AUTH_LIMITS = {
@@ -42,8 +42,13 @@ export const publicUserSchema = z.object({
   createdAt: z.string(),
   /** Two-factor sign-in (TOTP) is on for the account. */
   twoFactorEnabled: z.boolean(),
-  /** IANA time zone (issue 22); null until set (the browser sets it at first sign-in), read as UTC. */
-  timeZone: z.string().nullable(),
+  /**
+   * IANA time zone (issues 22 and 28), as the person or their browser named it; the server's
+   * default (DEFAULT_TIME_ZONE) until one of them sets it. Never null.
+   */
+  timeZone: z.string().meta({ example: 'Asia/Kolkata' }),
+  /** The person chose timeZone; false: it is the server's default or their browser's, which the app follows. */
+  timeZoneChosen: z.boolean(),
 });
 export type PublicUser = z.infer<typeof publicUserSchema>;
 
@@ -56,11 +61,14 @@ export const updateMeBodySchema = z
       .string({ error: TIME_ZONE_MESSAGE })
       .max(100, TIME_ZONE_MESSAGE)
       .refine(isTimeZone, TIME_ZONE_MESSAGE)
-      .transform(canonicalTimeZone)
       .meta({
         description:
-          "An IANA time zone ('Europe/Berlin'), as Intl knows it; stored under its canonical name.",
+          "An IANA time zone ('Europe/Berlin'), as Intl knows it; stored under its IANA name, however it is spelled (ICU's old names such as 'Asia/Calcutta' as the zone's: 'Asia/Kolkata').",
       }),
+    timeZoneChosen: z.boolean({ error: 'timeZoneChosen must be true or false' }).default(true).meta({
+      description:
+        "false: the browser's zone, taken only while the person has not chosen one (the app sends it at sign-in). The default, true: the person's choice, which stays.",
+    }),
   })
   .meta({ example: { timeZone: 'Europe/Berlin' } });
 export type UpdateMeBody = z.infer<typeof updateMeBodySchema>;

@@ -3,7 +3,10 @@
  * (src/common/auth.ts validates PATCH /api/auth/me with it), unlike ./due, which brings zone math.
  */
 
-/** The zone a user without one set is read in. */
+/**
+ * The zone of a due time stored without one (rows from before issue 22). A person's own zone is
+ * never missing: the server's default stands in for it (issue 28, config.defaultTimeZone).
+ */
 export const DEFAULT_TIME_ZONE = 'UTC';
 
 /** Whether `zone` is an IANA time zone this runtime knows ('Europe/Berlin', 'UTC'). */
@@ -18,10 +21,22 @@ export function isTimeZone(zone: unknown): zone is string {
 }
 
 /**
- * The zone's canonical IANA name, as Intl resolves it: 'europe/berlin' is 'Europe/Berlin', 'utc'
- * is 'UTC'. Stored so, a zone reads the same to every library (date-fns, the calendar feed's
- * VTIMEZONEs), which may match names exactly. Only for a zone isTimeZone accepts.
+ * Whether two zone names are the same zone to Intl ('Asia/Kolkata' and the 'Asia/Calcutta' a
+ * browser reports; 'europe/berlin' and 'Europe/Berlin'): what decides is the zone, not its spelling.
  */
-export function canonicalTimeZone(zone: string): string {
-  return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+export function sameTimeZone(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (!isTimeZone(a) || !isTimeZone(b)) return false;
+  return resolved(a) === resolved(b);
+}
+
+// A card compares its due time's zone at every render: each name is resolved once.
+const resolvedNames = new Map<string, string>();
+function resolved(zone: string): string {
+  let name = resolvedNames.get(zone);
+  if (name === undefined) {
+    name = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    resolvedNames.set(zone, name);
+  }
+  return name;
 }

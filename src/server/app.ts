@@ -207,6 +207,7 @@ export async function buildApp(
     mailer,
     appUrl: config.appUrl,
     logger,
+    defaultTimeZone: config.defaultTimeZone,
   });
   const auth = createAuthService({
     db: kysely,
@@ -216,6 +217,7 @@ export async function buildApp(
     appUrl: config.appUrl,
     logger,
     twoFactor,
+    defaultTimeZone: config.defaultTimeZone,
   });
   const access = createAccess(kysely, { bus: live });
   const jobs = createJobQueue({
@@ -253,6 +255,7 @@ export async function buildApp(
     logger,
     // A send that outlives its claim could be sent again by whoever takes the job over.
     sendTimeoutMs: Math.min(60_000, config.jobs.leaseMs / 2),
+    defaultTimeZone: config.defaultTimeZone,
   });
   // Web Push is the notifications' push channel (decision 036).
   const push = createPushService({ db: kysely, config, logger, clock, agent: options.pushAgent });
@@ -270,6 +273,7 @@ export async function buildApp(
     reminders,
     clock,
     sections,
+    defaultTimeZone: config.defaultTimeZone,
   });
   const checklists = createChecklistService({ db: kysely, access, projectEvents, tasks });
   const tokens = createTokenService({ tokens: createTokenRepository(kysely), access });
@@ -277,6 +281,7 @@ export async function buildApp(
     passkeys: createPasskeyRepository(kysely),
     sessions,
     appUrl: config.appUrl,
+    defaultTimeZone: config.defaultTimeZone,
   });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
   // Before the routes: it learns each one as it is added, and writes the document at ready.
@@ -312,6 +317,7 @@ export async function buildApp(
     live,
     appUrl: config.appUrl,
     logger,
+    defaultTimeZone: config.defaultTimeZone,
   });
   const projects = createProjectService({
     db: kysely,
@@ -329,7 +335,7 @@ export async function buildApp(
   await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
-  await dataRoutes(app, { db: kysely, live, access, projectEvents });
+  await dataRoutes(app, { db: kysely, live, access, projectEvents, defaultTimeZone: config.defaultTimeZone });
   await commentRoutes(app, {
     comments: createCommentService({ db: kysely, access, projectEvents, notifications }),
   });

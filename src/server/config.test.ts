@@ -42,6 +42,7 @@ describe('configuration', () => {
     [{ VAPID_PUBLIC_KEY: 'B'.repeat(87) }, 'VAPID_PRIVATE_KEY'],
     [{ VAPID_PRIVATE_KEY: 'p'.repeat(43) }, 'VAPID_PUBLIC_KEY'],
     [{ VAPID_SUBJECT: 'http://tasks.example.com' }, 'VAPID_SUBJECT'],
+    [{ DEFAULT_TIME_ZONE: 'Mars/Olympus' }, 'DEFAULT_TIME_ZONE'],
   ])('stops on %o with one line naming %s', (env, name) => {
     let error: unknown;
     try {
@@ -53,6 +54,15 @@ describe('configuration', () => {
     const message = (error as Error).message;
     expect(message).toContain(name);
     expect(message).not.toContain('\n');
+  });
+
+  it("reads DEFAULT_TIME_ZONE under its IANA name, else the machine's zone (issue 28)", () => {
+    expect(loadConfig({ DEFAULT_TIME_ZONE: 'asia/calcutta' }).defaultTimeZone).toBe('Asia/Kolkata');
+    expect(loadConfig({ DEFAULT_TIME_ZONE: 'Europe/Kyiv' }).defaultTimeZone).toBe('Europe/Kyiv');
+    expect(loadConfig({}).defaultTimeZone).toBe(new Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(() => loadConfig({ DEFAULT_TIME_ZONE: 'Nowhere/Land' })).toThrow(
+      'Invalid configuration: DEFAULT_TIME_ZONE="Nowhere/Land" must be an IANA time zone such as Europe/Berlin',
+    );
   });
 
   it('keeps files on disk unless S3_BUCKET is set, then reads every S3 setting', () => {

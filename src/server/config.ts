@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { isTimeZone } from '../common/time-zone';
+import { ianaTimeZone } from '../common/time-zone-names';
 
 /**
  * The operations interface (DESIGN.md §3), parsed once at boot.
@@ -112,6 +114,12 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a base64url P-256 private key (43 characters)')
     .optional()
     .or(z.literal('').transform(() => undefined)),
+  // Issue 28: the zone of every account whose person or browser has not set one.
+  DEFAULT_TIME_ZONE: z
+    .string()
+    .refine(isTimeZone, 'must be an IANA time zone such as Europe/Berlin')
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   VAPID_SUBJECT: z
     .string()
     .regex(/^(mailto:\S+@\S+|https:\/\/\S+)$/, 'must be a mailto: address or an https:// URL')
@@ -161,6 +169,13 @@ function vapidSubject(env: z.infer<typeof envSchema>, appUrl: string): string {
   return `mailto:${address}`;
 }
 
+/** DEFAULT_TIME_ZONE, else the machine's zone (TZ or the system's), else UTC; under its IANA name. */
+function defaultTimeZone(env: z.infer<typeof envSchema>): string {
+  const machine = new Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = env.DEFAULT_TIME_ZONE ?? (isTimeZone(machine) ? machine : 'UTC');
+  return ianaTimeZone(zone);
+}
+
 function toConfig(env: z.infer<typeof envSchema>) {
   const dataDir = path.resolve(env.DATA_DIR);
   const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, '');
@@ -206,6 +221,8 @@ function toConfig(env: z.infer<typeof envSchema>) {
       wrongCodesPerAccount: 10,
     },
     logLevel: env.LOG_LEVEL,
+    /** The time zone of an account until its person or their browser sets one (issue 28). */
+    defaultTimeZone: defaultTimeZone(env),
     /** Files go to this bucket when S3_BUCKET is set, else under DATA_DIR/files. */
     s3: env.S3_BUCKET
       ? {

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { ianaTimeZone, ianaTimeZones } from '../../common/time-zone-names';
 import { browserTimeZone, setTimeZone } from '../auth/api';
 import { errorMessage } from '../lib/api';
 import { useSession } from '../lib/session';
@@ -25,26 +26,23 @@ export const TIME_ZONE_COPY = {
   deviceZone: (zone: string) => `Use this device's (${zone})`,
 } as const;
 
-/** Every zone this browser knows; UTC first (Intl may leave it out of the list). */
-function allZones(): string[] {
-  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
-  return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
-}
-
 /**
  * 'Time zone' (issue 22): the zone due times you set are read in, and your digest's 08:00. A search
- * field narrows the list of IANA zones; Save sends it (PATCH /api/auth/me).
+ * field narrows the list of zones this browser knows, under their IANA names ('Asia/Kolkata', not
+ * ICU's 'Asia/Calcutta': issue 28); Save sends it (PATCH /api/auth/me) as the person's choice.
  */
 export function TimeZoneDialog({ open, onOpenChange }: ControlledDialogProps) {
   const session = useSession();
-  const current = session?.user.timeZone ?? null;
-  const zones = useMemo(allZones, []);
+  const device = useMemo(() => ianaTimeZone(browserTimeZone()), []);
+  const current = session?.user.timeZone ?? device;
+  const zones = useMemo(ianaTimeZones, []);
   const [query, setQuery] = useState('');
-  const [chosen, setChosen] = useState<string>(current ?? browserTimeZone());
+  const [chosen, setChosen] = useState<string>(current);
   const [busy, setBusy] = useState(false);
   const words = query.trim().toLowerCase().replace(/\s+/g, '_');
   const shown = words ? zones.filter((zone) => zone.toLowerCase().includes(words)) : zones;
-  const options = shown.includes(chosen) || !zones.includes(chosen) ? shown : [chosen, ...shown];
+  // The chosen zone stays in the list, searched away or a link the list does not name ('US/Eastern').
+  const options = shown.includes(chosen) ? shown : [chosen, ...shown];
 
   const save = async (zone: string) => {
     setBusy(true);
@@ -58,7 +56,6 @@ export function TimeZoneDialog({ open, onOpenChange }: ControlledDialogProps) {
       setBusy(false);
     }
   };
-  const device = browserTimeZone();
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -67,7 +64,7 @@ export function TimeZoneDialog({ open, onOpenChange }: ControlledDialogProps) {
           <DialogTitle>{TIME_ZONE_COPY.title}</DialogTitle>
           <DialogDescription>
             Due times you set are read in this zone and keep it: a task due at 09:00 stays due at 09:00 there.
-            {current ? ` Now: ${current}.` : ''}
+            {` Now: ${current}.`}
           </DialogDescription>
         </DialogHeader>
         <form

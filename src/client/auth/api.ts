@@ -12,6 +12,7 @@ import {
 } from '../../common/auth';
 import { OIDC_HANDOFF_COOKIE, OIDC_PATHS } from '../../common/sign-in';
 import { SESSION_HEADER_ALT } from '../../common/spec';
+import { sameTimeZone } from '../../common/time-zone';
 import type { LoginTwoFactorBody, TwoFactorChallenge } from '../../common/two-factor';
 import { apiRequest } from '../lib/api';
 import { clearSession, getSession, setSession, updateUser } from '../lib/session';
@@ -55,26 +56,33 @@ export async function signOut(): Promise<void> {
   clearSession();
 }
 
-/** PATCH /api/auth/me: the signed-in user's time zone (issue 22); the stored user follows. */
-export async function setTimeZone(timeZone: string): Promise<PublicUser> {
-  const res = await apiRequest('PATCH', '/api/auth/me', { timeZone });
+/**
+ * PATCH /api/auth/me: the signed-in user's time zone (issue 22); the stored user follows. `chosen`
+ * false: the browser's, which the server takes only while the person has not chosen one (issue 28).
+ */
+export async function setTimeZone(timeZone: string, chosen = true): Promise<PublicUser> {
+  const res = await apiRequest('PATCH', '/api/auth/me', { timeZone, timeZoneChosen: chosen });
   const { user } = (await res.json()) as { user: PublicUser };
   updateUser(user);
   return user;
 }
 
-/** The browser's own IANA time zone ('Europe/Berlin'). */
+/**
+ * The browser's own time zone, as Intl names it: for math and comparisons (sameTimeZone), not to
+ * show, as it may be ICU's old name ('Asia/Calcutta'); the server stores the IANA one.
+ */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 let settingZone = false;
 /**
- * Issue 22: an account without a time zone takes the browser's, once, at sign-in (or when a kept
- * session is confirmed). One it has is never changed here: the account menu changes it.
+ * Issues 22 and 28: an account whose person has not chosen a zone follows the browser's, at
+ * sign-in (or when a kept session is confirmed). One the person chose in the account menu stays.
  */
 export function ensureTimeZone(user: PublicUser | undefined): void {
-  if (!user || user.timeZone !== null || settingZone) return;
+  if (!user || user.timeZoneChosen || settingZone) return;
+  if (sameTimeZone(user.timeZone, browserTimeZone())) return;
   settingZone = true;
-  void setTimeZone(browserTimeZone())
+  void setTimeZone(browserTimeZone(), false)
     .catch(() => undefined)
     .finally(() => {
       settingZone = false;

@@ -11,6 +11,7 @@ import { cn } from '../lib/cn';
 import { PROJECT_COLOR_STYLES } from '../projects/colors';
 import { Input } from '../ui/input';
 import { errorToast, successToast } from '../ui/toasts';
+import { useViewZone } from '../views/api';
 import { addReminder, INBOX_SCOPE, type TaskScope, useCreateTask } from './api';
 import { formatDueDate, formatDueTime } from './dates';
 import type { QuickAdd as Parsed, parseQuickAdd as ParseQuickAdd } from './quick-add';
@@ -41,8 +42,11 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   const [parse, setParse] = useState<Parser | null>(null);
   // The date words the person took the chip off: those words stay in the title.
   const [dismissed, setDismissed] = useState<string | null>(null);
-  // Likewise the repeat words (issue 22).
+  // Likewise the repeat words (issue 22), and the reminders' (issue 28).
   const [dismissedRule, setDismissedRule] = useState<string | null>(null);
+  const [dismissedReminder, setDismissedReminder] = useState<string | null>(null);
+  // 'remind me at 5pm' is 17:00 in the person's zone.
+  const zone = useViewZone();
   const inputRef = useRef<HTMLInputElement>(null);
   const create = useCreateTask(scope);
   // Issue 23: priority and label words, and the ones whose chip was taken off (they stay in the title).
@@ -80,7 +84,7 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     if (!parse) void loadParser().then((fn) => setParse(() => fn));
   };
 
-  const parsed = parse ? parse(line) : { ...NO_DATE, title: line };
+  const parsed = parse ? parse(line, new Date(), zone) : { ...NO_DATE, title: line };
   const ruleKeyOf = (p: Parsed) => (p.recurrence ? `${p.recurrence.text}|${p.recurrence.rule}` : null);
   const dateKeyOf = (p: Parsed) => (p.dueDate ? `${p.dateText}|${p.dueDate}` : null);
   /** What of a reading is kept: a rule needs its date; a date read from the rule goes with it. */
@@ -91,23 +95,32 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     const dateFromRule = p.recurrence !== undefined && p.dateText === p.recurrence.text;
     const keepDate = dateKey !== null && dateKey !== dismissed && !(ruleDismissed && dateFromRule);
     const keepRule = ruleKey !== null && !ruleDismissed && keepDate;
-    return { ruleKey, dateKey, keepDate, keepRule };
+    const reminderKey = p.reminders ? (p.reminderText ?? null) : null;
+    const keepReminders = reminderKey !== null && reminderKey !== dismissedReminder;
+    return { ruleKey, dateKey, reminderKey, keepDate, keepRule, keepReminders };
   };
-  const { ruleKey, dateKey, keepDate: withDate, keepRule: withRule } = kept(parsed);
+  const {
+    ruleKey,
+    dateKey,
+    reminderKey,
+    keepDate: withDate,
+    keepRule: withRule,
+    keepReminders: withReminders,
+  } = kept(parsed);
 
   const onSubmit = async (event: FormEvent) => {
     event.preventDefault();
     if (create.isPending) return;
     // Enter may come before the parser has loaded: read the date now, as the chip would show it.
-    const final = (await loadParser())(line);
-    const { keepDate, keepRule } = kept(final);
-    const words = line;
-    // Words whose chip was taken off stay in the title.
-    const title = keepDate
+    const final = (await loadParser())(line, new Date(), zone);
+    const { keepDate, keepRule, keepReminders } = kept(final);
+    // Words whose chip was taken off stay in the title; a kept chip's words leave it.
+    const dated = keepDate
       ? keepRule || !final.recurrence || final.dateText === final.recurrence.text
         ? final.title
         : `${final.title} ${final.recurrence.text}`
-      : words;
+      : (final.undated ?? line);
+    const title = keepReminders || !final.reminderText ? dated : `${dated} ${final.reminderText}`;
     if (!title) return;
     let created: Awaited<ReturnType<typeof create.mutateAsync>>;
     try {
@@ -131,9 +144,10 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     setText('');
     setDismissed(null);
     setDismissedRule(null);
+    setDismissedReminder(null);
     setDismissedTags([]);
     // Reminders are added once the task exists (POST /api/tasks/{id}/reminders).
-    for (const reminder of final.reminders ?? []) {
+    for (const reminder of keepReminders ? (final.reminders ?? []) : []) {
       void addReminder(created.id, reminder).catch(() => errorToast(QUICK_ADD_REMINDER_FAILED));
     }
   };
@@ -241,11 +255,21 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
           <span>{LABEL_COPY.createLabel(tag.name)}</span>
         </button>
       ))}
-      {reminderCount > 0 && (
-        <span className="inline-flex h-9 shrink-0 items-center gap-1.5 rounded-md border px-2.5 text-sm text-muted-foreground [&_svg]:size-4">
-          <BellIcon aria-hidden />
+      {withReminders && (
+        <button
+          type="button"
+          aria-label={reminderCount === 1 ? 'Remove reminder' : `Remove ${reminderCount} reminders`}
+          title={`From “${parsed.reminderText}”`}
+          onClick={() => {
+            setDismissedReminder(reminderKey);
+            inputRef.current?.focus();
+          }}
+          className={CHIP_CLASSES}
+        >
+          <BellIcon aria-hidden className="text-muted-foreground" />
           <span>{reminderCount === 1 ? 'Reminder' : `${reminderCount} reminders`}</span>
-        </span>
+          <XIcon aria-hidden className="text-muted-foreground" />
+        </button>
       )}
     </form>
   );

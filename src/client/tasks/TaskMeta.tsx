@@ -1,6 +1,8 @@
 import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon, RepeatIcon } from 'lucide-react';
 import { recurrenceText } from '../../common/recurrence';
 import type { TaskSummary } from '../../common/tasks';
+import { sameTimeZone } from '../../common/time-zone';
+import { browserTimeZone } from '../auth/api';
 import { CardPeople } from '../comments/People';
 import { TaskFilesControl } from '../files/TaskFilesControl';
 import { LabelChip, PriorityFlag } from '../labels/Tags';
@@ -31,9 +33,11 @@ export function TaskMeta({
   readOnly?: boolean;
 }) {
   const urgency = urgent && task.dueDate ? taskUrgency(task) : null;
-  const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Compared as zones: the browser names some by ICU's old names ('Asia/Calcutta'), tasks by IANA's.
   const otherZone =
-    task.dueTime && task.dueTimeZone && task.dueTimeZone !== localZone ? task.dueTimeZone : null;
+    task.dueTime && task.dueTimeZone && !sameTimeZone(task.dueTimeZone, browserTimeZone())
+      ? task.dueTimeZone
+      : null;
   const cue = urgency ? URGENCY[urgency] : null;
   const Icon = cue?.icon ?? CalendarIcon;
   return (

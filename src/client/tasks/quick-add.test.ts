@@ -157,6 +157,29 @@ describe('parseQuickAdd: times, repeats and reminders (issue 22)', () => {
     expect(parseQuickAdd('Train remind me 1 hour before', NOW).reminders).toEqual([{ relativeMinutes: 60 }]);
   });
 
+  it("takes the reminder's words out of the title with no date too (issue 28)", () => {
+    const call = parseQuickAdd('Call mom remind me at 5pm', NOW, 'Asia/Kolkata');
+    expect(call).toMatchObject({ title: 'Call mom', dueDate: null, undated: 'Call mom' });
+    expect(call.reminderText).toBe('remind me at 5pm');
+    // 17:00 in the person's zone, on today there: 11:30 UTC in Kolkata (UTC+5:30).
+    expect(call.reminders).toEqual([{ at: '2026-11-25T11:30:00.000Z' }]);
+    const dentist = parseQuickAdd('Dentist tomorrow at 3pm remind me 30 min before', NOW, 'Asia/Kolkata');
+    expect(dentist).toMatchObject({
+      title: 'Dentist',
+      dueDate: '2026-11-26',
+      dueTime: '15:00',
+      reminders: [{ relativeMinutes: 30 }],
+      reminderText: 'remind me 30 min before',
+      // The title to save when the date's chip is taken off: its words come back, the reminder's do not.
+      undated: 'Dentist tomorrow at 3pm',
+    });
+  });
+
+  it("reads a reminder's time on the due date in the person's zone", () => {
+    const at = parseQuickAdd('Pay rent tomorrow remind me at 5pm', NOW, 'America/New_York');
+    expect(at.reminders).toEqual([{ at: '2026-11-26T22:00:00.000Z' }]);
+  });
+
   it('leaves words that only look like a rule', () => {
     expect(parseQuickAdd('Write the weekly report', NOW)).toEqual({
       title: 'Write the weekly report',

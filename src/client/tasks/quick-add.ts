@@ -1,4 +1,5 @@
 import * as chrono from 'chrono-node';
+import { dateInZone, instantInZone } from '../../common/due';
 import {
   findRecurrencePhrase,
   firstDueDate,
@@ -24,6 +25,13 @@ export type QuickAdd = {
   recurrence?: { rule: string; from: RecurrenceFrom; text: string };
   /** 'remind me at 5pm', 'remind me 30 min before'; absent without one. */
   reminders?: QuickAddReminder[];
+  /** The reminders' words, as typed (for the chip, and the title when its chip is taken off). */
+  reminderText?: string;
+  /**
+   * The title to save when the date's chip is taken off: the date and repeat words stay in it, the
+   * reminders' words do not (issue 28). Absent without reminders: the text as typed, then.
+   */
+  undated?: string;
 };
 
 /** 'remind me at 5pm' / 'remind me 30 min before' (also 'remind me 1 hour before'). */
@@ -45,24 +53,33 @@ const TRAILING_PUNCTUATION = /[\s,;:–—-]+$/;
 /**
  * Reads a due date out of a one-line task (issue 13): 'Pay rent tomorrow', 'Call Ana next fri',
  * 'Report due 2027-03-01'. Dates are read forward from `now`, as chrono does. A time alone ('at 5')
- * is not a due date. A text that is only a date keeps its words as the title.
+ * is not a due date. A text that is only a date keeps its words as the title. 'remind me at 5pm'
+ * is 17:00 in `timeZone` (the person's; the browser's by default), on the due date or today there.
  */
-export function parseQuickAdd(text: string, now: Date = new Date()): QuickAdd {
+export function parseQuickAdd(
+  text: string,
+  now: Date = new Date(),
+  timeZone: string = Intl.DateTimeFormat().resolvedOptions().timeZone,
+): QuickAdd {
   let line = text.trim().replace(/\s+/g, ' ');
   const extras: Omit<QuickAdd, 'title' | 'dueDate' | 'dateText'> = {};
-  // Reminders first: their times are not the task's.
+  // Reminders first: their times are not the task's, and their words leave the title (issue 28).
   const reminders: QuickAddReminder[] = [];
+  const reminderWords: string[] = [];
   let reminderAt: string | null = null;
   for (let found = REMINDER_BEFORE.exec(line); found; found = REMINDER_BEFORE.exec(line)) {
     const minutes = Number(found[1]) * (found[2]!.toLowerCase().startsWith('h') ? 60 : 1);
     if (minutes > 0) reminders.push({ relativeMinutes: minutes });
+    reminderWords.push(found[0].trim());
     line = cut(line, found.index, found[0].length);
   }
   const at = REMINDER_AT.exec(line);
   if (at) {
     reminderAt = timeFromGroups([...at], 1);
+    reminderWords.unshift(at[0].trim());
     line = cut(line, at.index, at[0].length);
   }
+  const undated = line;
   // A repeating date: 'every monday at 9am' gives the rule, its first date and the time.
   const phrase = findRecurrencePhrase(line);
   let repeatDate: string | null = null;
@@ -80,12 +97,15 @@ export function parseQuickAdd(text: string, now: Date = new Date()): QuickAdd {
     result.dateText = phrase.text;
   }
   if (reminderAt) {
-    const day = result.dueDate ?? localIsoDate(now);
-    const [y, m, d] = day.split('-').map(Number) as [number, number, number];
-    const [h, min] = reminderAt.split(':').map(Number) as [number, number];
-    reminders.unshift({ at: new Date(y, m - 1, d, h, min).toISOString() });
+    const day = result.dueDate ?? dateInZone(now, timeZone);
+    const instant = instantInZone(day, reminderAt, timeZone);
+    if (instant) reminders.unshift({ at: instant.toISOString() });
   }
   if (reminders.length > 0) result.reminders = reminders;
+  if (reminderWords.length > 0) {
+    result.reminderText = reminderWords.join(' ');
+    result.undated = undated;
+  }
   return result;
 }
 

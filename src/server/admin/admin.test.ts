@@ -151,7 +151,8 @@ describe.each(testDialects)('admin on %s', (dialect) => {
         isSuspended: false,
         createdAt: expect.any(String),
         twoFactorEnabled: false,
-        timeZone: null,
+        timeZone: t.ctx.config.defaultTimeZone,
+        timeZoneChosen: false,
       });
       expect(password.length).toBeGreaterThanOrEqual(12);
       expect((await login('zoe', password)).statusCode).toBe(200);

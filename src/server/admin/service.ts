@@ -67,6 +67,8 @@ export interface AdminServiceDeps {
   live: LiveBus;
   appUrl: string;
   logger: FastifyBaseLogger;
+  /** An account's zone until its person or their browser sets one (issue 28). */
+  defaultTimeZone: string;
 }
 
 export function createAdminService({
@@ -78,6 +80,7 @@ export function createAdminService({
   live,
   appUrl,
   logger,
+  defaultTimeZone,
 }: AdminServiceDeps) {
   const repo = createAdminRepository(db);
   const runs = createRunRepository(db);
@@ -114,7 +117,7 @@ export function createAdminService({
       const month = monthStart.toISOString().slice(0, 7);
       const [rows, tokens] = await Promise.all([repo.listUsers(), runs.tokensSince(monthStart)]);
       return rows.map((row) => ({
-        ...toPublicUser(row),
+        ...toPublicUser(row, defaultTimeZone),
         aiTokens: { month, ...(tokens.get(row.id) ?? { input: 0, output: 0 }) },
       }));
     },
@@ -145,7 +148,7 @@ export function createAdminService({
             return created;
           });
           await sendMail(credentials(user, password, 'created'), 'user.create');
-          return { user: toPublicUser(user), password };
+          return { user: toPublicUser(user, defaultTimeZone), password };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           if (await users.findByEmail(body.email)) throw conflict(ADMIN_MESSAGES.emailTaken);
@@ -168,7 +171,7 @@ export function createAdminService({
         return row;
       });
       if (suspend) await sessions.endAllForUser(target.id);
-      return toPublicUser(updated);
+      return toPublicUser(updated, defaultTimeZone);
     },
 
     /** A new password, mailed and returned once; the old one and its sessions stop working. */
@@ -185,7 +188,7 @@ export function createAdminService({
       });
       await sessions.endAllForUser(target.id, target.id === actor.user.id ? actor.idHash : undefined);
       await sendMail(credentials(target, password, 'invite'), 'user.resend_invite');
-      return { user: toPublicUser(target), password };
+      return { user: toPublicUser(target, defaultTimeZone), password };
     },
 
     /**
@@ -269,7 +272,7 @@ export function createAdminService({
         return created;
       });
       await sendMail(credentials(user, password, 'approved'), 'access_request.approve');
-      return { user: toPublicUser(user), password };
+      return { user: toPublicUser(user, defaultTimeZone), password };
     },
 
     /** Removes the request and tells the requester. */

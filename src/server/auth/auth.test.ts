@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ERRORS, VALIDATION } from '../../common/spec';
 import { createTestApp, type TestApp } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { withDatabaseMigratedTo } from '../testing/migrations';
 import { startSmtpServer } from '../testing/smtp';
 import { AUTH_MESSAGES } from './service';
 
@@ -42,7 +43,8 @@ describe.each(testDialects)('auth on %s', (dialect) => {
         isSuspended: false,
         createdAt: expect.any(String),
         twoFactorEnabled: false,
-        timeZone: null,
+        timeZone: t.ctx.config.defaultTimeZone,
+        timeZoneChosen: false,
       });
       expect(JSON.stringify(body)).not.toMatch(/hash|scrypt/);
       const cookie = String(response.headers['set-cookie']);
@@ -87,6 +89,98 @@ describe.each(testDialects)('auth on %s', (dialect) => {
       expect(response.json().message).toBe(AUTH_MESSAGES.suspended);
       // and the session it had no longer works
       expect((await user.request('GET', '/api/auth/me')).statusCode).toBe(401);
+    });
+  });
+
+  describe('time zone (issue 28)', () => {
+    it("is the server's DEFAULT_TIME_ZONE until the person or their browser sets one; never null", async () => {
+      const kolkata = await createTestApp(dialect, { env: { DEFAULT_TIME_ZONE: 'Asia/Kolkata' } });
+      try {
+        const admin = await kolkata.signUp({ isAdmin: true });
+        const ana = await kolkata.signUp();
+        expect(ana.user).toMatchObject({ timeZone: 'Asia/Kolkata', timeZoneChosen: false });
+        expect((await ana.request('GET', '/api/auth/me')).json().user).toMatchObject({
+          timeZone: 'Asia/Kolkata',
+          timeZoneChosen: false,
+        });
+        // Everything that reads the person's zone reads the default: a due time they set, the admin's list.
+        const task = await ana.request('POST', '/api/tasks', {
+          title: 'Call',
+          dueDate: '2027-01-15',
+          dueTime: '09:00',
+        });
+        expect(task.json().dueTimeZone).toBe('Asia/Kolkata');
+        const listed = (await admin.request('GET', '/api/admin/users')).json() as Array<{
+          id: number;
+          timeZone: string;
+        }>;
+        expect(listed.find((user) => user.id === ana.user.id)?.timeZone).toBe('Asia/Kolkata');
+        expect(listed.every((user) => typeof user.timeZone === 'string')).toBe(true);
+      } finally {
+        await kolkata.close();
+      }
+    });
+
+    it("migration 0023: a zone set before counts as chosen, and ICU's old names take their IANA names", () =>
+      withDatabaseMigratedTo(dialect, '0022_token_limits', async (db, migrateToLatest) => {
+        const now = new Date().toISOString();
+        const user = (username: string, time_zone: string | null) => ({
+          username,
+          first_name: username,
+          password_hash: 'x',
+          created_at: now,
+          updated_at: now,
+          time_zone,
+        });
+        await db
+          .insertInto('users')
+          .values([user('kolkata', 'Asia/Calcutta'), user('berlin', 'Europe/Berlin'), user('unset', null)])
+          .execute();
+        await migrateToLatest();
+        const rows = await db
+          .selectFrom('users')
+          .select(['username', 'time_zone', 'time_zone_chosen'])
+          .orderBy('username')
+          .execute();
+        expect(rows.map((row) => [row.username, row.time_zone, Boolean(row.time_zone_chosen)])).toEqual([
+          ['berlin', 'Europe/Berlin', true],
+          ['kolkata', 'Asia/Kolkata', true],
+          ['unset', null, false],
+        ]);
+      }));
+
+    it("follows the browser's zone until the person chooses one, then keeps theirs", async () => {
+      const ana = await t.signUp();
+      const set = async (body: object) => {
+        const response = await ana.request('PATCH', '/api/auth/me', body);
+        expect(response.statusCode, response.body).toBe(200);
+        return response.json().user;
+      };
+      // The browser's zone (timeZoneChosen: false) is taken, and the next browser's again.
+      expect(await set({ timeZone: 'Europe/Berlin', timeZoneChosen: false })).toMatchObject({
+        timeZone: 'Europe/Berlin',
+        timeZoneChosen: false,
+      });
+      expect(await set({ timeZone: 'America/New_York', timeZoneChosen: false })).toMatchObject({
+        timeZone: 'America/New_York',
+        timeZoneChosen: false,
+      });
+      // The person's choice (the settings, or a script: timeZoneChosen defaults to true) stays.
+      expect(await set({ timeZone: 'Asia/Tokyo' })).toMatchObject({
+        timeZone: 'Asia/Tokyo',
+        timeZoneChosen: true,
+      });
+      expect(await set({ timeZone: 'Europe/Berlin', timeZoneChosen: false })).toMatchObject({
+        timeZone: 'Asia/Tokyo',
+        timeZoneChosen: true,
+      });
+      expect((await ana.request('GET', '/api/auth/me')).json().user.timeZone).toBe('Asia/Tokyo');
+      const wrong = await ana.request('PATCH', '/api/auth/me', {
+        timeZone: 'Asia/Tokyo',
+        timeZoneChosen: 'yes',
+      });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json().message).toContain('timeZoneChosen');
     });
   });
 

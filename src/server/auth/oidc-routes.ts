@@ -26,7 +26,7 @@ export interface OidcFeatureDeps {
   /** Absent when OIDC_ISSUER is not set: every route answers 404. */
   oidc?: { client: OidcClient; signIn: OidcSignIn };
   sessions: SessionStore;
-  config: Pick<Config, 'appUrl' | 'sessionTtlMs' | 'oidc'>;
+  config: Pick<Config, 'appUrl' | 'sessionTtlMs' | 'oidc' | 'defaultTimeZone'>;
 }
 
 /**
@@ -151,7 +151,10 @@ export async function oidcRoutes(fastify: FastifyInstance, { oidc, sessions, con
     async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
       reply.clearCookie(OIDC_HANDOFF_COOKIE, { path: '/', sameSite: 'lax', secure });
-      return { sessionId: request.session!.sessionId, user: toPublicUser(currentUser(request)) };
+      return {
+        sessionId: request.session!.sessionId,
+        user: toPublicUser(currentUser(request), config.defaultTimeZone),
+      };
     },
   );
 }

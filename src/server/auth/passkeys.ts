@@ -78,6 +78,8 @@ export interface PasskeyServiceDeps {
   passkeys: PasskeyRepository;
   sessions: SessionStore;
   appUrl: string;
+  /** An account's zone until its person or their browser sets one (issue 28). */
+  defaultTimeZone: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export interface PasskeyServiceDeps {
  * once, and expires after five minutes. User verification is required: a passkey sign-in stands in
  * for the password and any second factor.
  */
-export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServiceDeps) {
+export function createPasskeyService({ passkeys, sessions, appUrl, defaultTimeZone }: PasskeyServiceDeps) {
   const rp = relyingPartyFor(appUrl);
   const relyingParty = (): RelyingParty => {
     if (!rp) throw forbidden(PASSKEY_MESSAGES.unavailable);
@@ -261,7 +263,7 @@ export function createPasskeyService({ passkeys, sessions, appUrl }: PasskeyServ
       );
       if (!used) throw signInFailed(PASSKEY_MESSAGES.signInNotVerified);
       const sessionId = await sessions.create(user.id, device);
-      return { sessionId, user: toPublicUser(user) };
+      return { sessionId, user: toPublicUser(user, defaultTimeZone) };
     },
   };
 }

@@ -40,7 +40,7 @@ export interface AuthFeatureDeps {
   auth: AuthService;
   sessions: SessionStore;
   rateLimiter: RateLimiter;
-  config: Pick<Config, 'appUrl' | 'authRateLimit' | 'sessionTtlMs' | 'oidc'>;
+  config: Pick<Config, 'appUrl' | 'authRateLimit' | 'sessionTtlMs' | 'oidc' | 'defaultTimeZone'>;
 }
 
 export async function authRoutes(
@@ -154,7 +154,7 @@ export async function authRoutes(
         response: { 200: z.object({ user: publicUserSchema }) },
       },
     },
-    async (request) => ({ user: toPublicUser(currentUser(request)) }),
+    async (request) => ({ user: toPublicUser(currentUser(request), config.defaultTimeZone) }),
   );
 
   app.patch(
@@ -173,9 +173,10 @@ export async function authRoutes(
     },
     async (request) => {
       const user = currentUser(request);
-      const updated = await auth.setTimeZone(user.id, request.body.timeZone);
+      const { timeZone, timeZoneChosen } = request.body;
+      const updated = await auth.setTimeZone(user.id, timeZone, timeZoneChosen);
       await sessions.forgetUser(user.id);
-      return { user: toPublicUser(updated) };
+      return { user: toPublicUser(updated, config.defaultTimeZone) };
     },
   );
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AccessRequestBody, LoginResponse } from '../../common/auth';
 import { SUSPENDED_MESSAGE } from '../../common/sign-in';
 import { ERRORS, VALIDATION } from '../../common/spec';
+import { ianaTimeZone } from '../../common/time-zone-names';
 import type { TwoFactorChallenge } from '../../common/two-factor';
 import type { Database, UserRow } from '../db/schema';
 import { nowIso, toBool, toIso } from '../db/values';
@@ -36,6 +37,8 @@ export interface AuthServiceDeps {
   logger: FastifyBaseLogger;
   /** With two-factor sign-in on, the right password earns a challenge instead of a session. */
   twoFactor: { createChallenge(userId: number): Promise<string> };
+  /** An account's zone until its person or their browser sets one (issue 28). */
+  defaultTimeZone: string;
 }
 
 export function createAuthService({
@@ -46,16 +49,20 @@ export function createAuthService({
   appUrl,
   logger,
   twoFactor,
+  defaultTimeZone,
 }: AuthServiceDeps) {
   return {
-    /** PATCH /api/auth/me: the caller's time zone (already checked against Intl). */
-    async setTimeZone(userId: number, timeZone: string): Promise<UserRow> {
-      const row = await db
+    /**
+     * PATCH /api/auth/me: the caller's time zone (already checked against Intl), under its IANA
+     * name (issue 28). The browser's (`chosen` false) never replaces one the person chose.
+     */
+    async setTimeZone(userId: number, timeZone: string, chosen: boolean): Promise<UserRow> {
+      let update = db
         .updateTable('users')
-        .set({ time_zone: timeZone, updated_at: nowIso() })
-        .where('id', '=', userId)
-        .returningAll()
-        .executeTakeFirst();
+        .set({ time_zone: ianaTimeZone(timeZone), time_zone_chosen: chosen, updated_at: nowIso() })
+        .where('id', '=', userId);
+      if (!chosen) update = update.where('time_zone_chosen', '=', false);
+      const row = (await update.returningAll().executeTakeFirst()) ?? (await users.findById(userId));
       if (!row) throw unauthorized();
       return row;
     },
@@ -76,7 +83,7 @@ export function createAuthService({
         return { twoFactorRequired: true, challenge: await twoFactor.createChallenge(user.id) };
       }
       const sessionId = await sessions.create(user.id, device);
-      return { sessionId, user: toPublicUser(user) };
+      return { sessionId, user: toPublicUser(user, defaultTimeZone) };
     },
 
     async changePassword(

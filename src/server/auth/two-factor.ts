@@ -89,6 +89,8 @@ export interface TwoFactorServiceDeps {
   logger: FastifyBaseLogger;
   /** The clock; by default Date.now as it is at each call (so tests that fake Date move it). */
   now?: () => number;
+  /** An account's zone until its person or their browser sets one (issue 28). */
+  defaultTimeZone: string;
 }
 
 export function createTwoFactorService({
@@ -101,6 +103,7 @@ export function createTwoFactorService({
   appUrl,
   logger,
   now = () => Date.now(),
+  defaultTimeZone,
 }: TwoFactorServiceDeps) {
   const repo = createTwoFactorRepository(db);
 
@@ -231,7 +234,7 @@ export function createTwoFactorService({
       if (!(await repo.takeChallenge(idHash))) throw unauthorized(TWO_FACTOR_MESSAGES.challengeExpired);
       await Promise.all([loginGuard.succeed(user.username, device.ip), secondFactorGuard.succeed(user.id)]);
       const sessionId = await sessions.create(user.id, device);
-      return { sessionId, user: toPublicUser(user) };
+      return { sessionId, user: toPublicUser(user, defaultTimeZone) };
     },
   };
 }

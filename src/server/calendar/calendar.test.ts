@@ -191,6 +191,38 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
     ).toEqual(['All day', 'Berlin one', 'Berlin two', 'New York']);
   });
 
+  it("names each zone as the person chose it, not ICU's old alias (issue 28)", async () => {
+    const zones = ['Asia/Kolkata', 'Europe/Kyiv', 'Asia/Ho_Chi_Minh', 'America/Nuuk'];
+    for (const zone of zones) {
+      await alice.request('PATCH', '/api/auth/me', { timeZone: zone });
+      await addTask({ title: zone, dueDate: '2027-01-15', dueTime: '09:00' });
+    }
+    const body = (await fetchFeed(await createFeed())).body;
+    const calendar = new ICAL.Component(ICAL.parse(body));
+    const defined = calendar.getAllSubcomponents('vtimezone');
+    expect(defined.map((zone) => String(zone.getFirstPropertyValue('tzid'))).sort()).toEqual(
+      [...zones].sort(),
+    );
+    const used = new Set([...body.matchAll(/;TZID=([^:;]+)[:;]/g)].map((match) => match[1]));
+    expect([...used].sort()).toEqual([...zones].sort());
+    for (const zone of defined) ICAL.TimezoneService.register(zone);
+    try {
+      const instant = (title: string) => {
+        const vevent = calendar
+          .getAllSubcomponents('vevent')
+          .find((event) => event.getFirstPropertyValue('summary') === title)!;
+        return new ICAL.Event(vevent).startDate.toJSDate().toISOString();
+      };
+      // 09:00 in each: Kolkata is UTC+5:30, Kyiv +2 in winter, Ho Chi Minh City +7, Nuuk -2.
+      expect(instant('Asia/Kolkata')).toBe('2027-01-15T03:30:00.000Z');
+      expect(instant('Europe/Kyiv')).toBe('2027-01-15T07:00:00.000Z');
+      expect(instant('Asia/Ho_Chi_Minh')).toBe('2027-01-15T02:00:00.000Z');
+      expect(instant('America/Nuuk')).toBe('2027-01-15T11:00:00.000Z');
+    } finally {
+      ICAL.TimezoneService.reset();
+    }
+  });
+
   it('answers 404 for a wrong secret, and a new address revokes the old one', async () => {
     await addTask({ title: 'Dentist', dueDate: '2027-05-05' });
     const first = await createFeed();

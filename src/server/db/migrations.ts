@@ -7,6 +7,9 @@ import {
   sql,
 } from 'kysely';
 
+import { isTimeZone } from '../../common/time-zone';
+import { ianaTimeZone } from '../../common/time-zone-names';
+
 export type DialectName = 'sqlite' | 'postgres';
 
 /** The dialect differences of the DDL, in one place. */
@@ -1027,6 +1030,51 @@ function tokenLimits(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 28: whether the person chose their time zone (the settings, or a script), or their browser
+ * set it, which the app keeps following. A zone set before this was never changed by the app
+ * again: it counts as chosen.
+ */
+function timeZoneChosen(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('users')
+        .addColumn('time_zone_chosen', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .execute();
+      await db
+        .updateTable('users')
+        .set({ time_zone_chosen: c.trueValue })
+        .where('time_zone', 'is not', null)
+        .execute();
+      // Zones stored under ICU's old names ('Asia/Calcutta' for a person who chose 'Asia/Kolkata')
+      // take their IANA names (decision 046).
+      for (const [table, column] of [
+        ['users', 'time_zone'],
+        ['tasks', 'due_time_zone'],
+      ] as const) {
+        const stored = await db
+          .selectFrom(table)
+          .select(column)
+          .distinct()
+          .where(column, 'is not', null)
+          .execute();
+        for (const row of stored) {
+          const zone = String(row[column]);
+          const name = isTimeZone(zone) ? ianaTimeZone(zone) : zone;
+          if (name !== zone)
+            await db
+              .updateTable(table)
+              .set({ [column]: name })
+              .where(column, '=', zone)
+              .execute();
+        }
+      }
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -1053,6 +1101,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0020_sections': sections(dialect),
         '0021_webhooks': webhooks(dialect),
         '0022_token_limits': tokenLimits(dialect),
+        '0023_time_zone_chosen': timeZoneChosen(dialect),
       };
     },
   };

@@ -37,8 +37,10 @@ export interface UsersTable {
   two_factor_secret: string | null;
   /** The last 30-second step whose code was accepted: each step counts once, across instances. */
   two_factor_last_step: number | null;
-  /** IANA time zone (migration 0015); null: not yet set, read as 'UTC'. */
+  /** IANA time zone (migration 0015); null: not yet set, read as the server's default (issue 28). */
   time_zone: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The person chose time_zone (migration 0023); false: their browser's, which the app keeps following. */
+  time_zone_chosen: DefaultedBool;
 }
 
 export interface SessionsTable {

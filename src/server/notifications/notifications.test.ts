@@ -584,6 +584,28 @@ describe.each(testDialects)('reminders and notifications on %s', (dialect) => {
     expect([refused.statusCode, refused.json()]).toEqual([400, { message: REMINDER_MESSAGES.tooMany }]);
   });
 
+  it("a reminder's e-mail names the zone as the person chose it (issue 28)", async () => {
+    clock.set('2026-03-10T00:00:00Z');
+    const kolkata = await t.signUp();
+    expect((await kolkata.request('PATCH', '/api/auth/me', { timeZone: 'Asia/Kolkata' })).statusCode).toBe(
+      200,
+    );
+    const created = await kolkata.request('POST', '/api/tasks', {
+      title: 'Call the bank',
+      dueDate: '2026-03-11',
+      dueTime: '10:00',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await remind(kolkata, created.json<Task>().id, { relativeMinutes: 30 });
+    // 10:00 in Kolkata (UTC+5:30) is 04:30 UTC: the reminder fires at 04:00.
+    clock.set('2026-03-11T04:00:00Z');
+    await t.ctx.jobs.runDue();
+    await t.ctx.jobs.runDue();
+    expect(mailsTo(kolkata, 'Reminder: Call the bank')[0]?.text).toContain(
+      'Due 2026-03-11 10:00 (Asia/Kolkata)',
+    );
+  });
+
   it("removing a task's due time or date removes its relative reminders, not its fixed ones", async () => {
     clock.set('2026-07-02T09:00:00Z');
     for (const removal of [{ dueTime: null }, { dueDate: null }]) {

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import { DEFAULT_TIME_ZONE, dateInZone, instantInZone, isTimeZone } from '../../common/due';
+import { dateInZone, instantInZone } from '../../common/due';
 import {
   type Channel,
   DEFAULT_NOTIFICATION_SETTINGS,
@@ -14,6 +14,7 @@ import {
 } from '../../common/notifications';
 import { isProjectRole } from '../../common/projects';
 import type { Access } from '../access';
+import { userTimeZone } from '../auth/users';
 import type { Database } from '../db/schema';
 import { toIso, toIsoOrNull } from '../db/values';
 import type { JobQueue, NewJob } from '../jobs/queue';
@@ -54,6 +55,8 @@ export interface NotificationServiceDeps {
   logger: FastifyBaseLogger;
   /** An e-mail send that has not answered by then is a failed try (inside the job's lease). */
   sendTimeoutMs?: number;
+  /** A person's zone until they or their browser set one (issue 28): their digest's 08:00. */
+  defaultTimeZone: string;
 }
 
 /** Which setting of a channel governs a kind; undefined: that channel never carries it. */
@@ -315,7 +318,7 @@ export function createNotificationService(deps: NotificationServiceDeps) {
     const now = clock.now();
     const candidates: NewJob[] = [];
     for (const user of rows) {
-      const zone = isTimeZone(user.time_zone) ? user.time_zone : DEFAULT_TIME_ZONE;
+      const zone = userTimeZone(user.time_zone, deps.defaultTimeZone);
       const date = dateInZone(now, zone);
       const at = instantInZone(date, DIGEST_LOCAL_TIME, zone)!;
       if (at.getTime() > now.getTime()) continue;

@@ -30,6 +30,8 @@ export interface DataFeatureDeps {
   live: LiveBus;
   access: Access;
   projectEvents: ProjectEvents;
+  /** A person's zone until they or their browser set one (issue 28). */
+  defaultTimeZone: string;
 }
 
 const MB = DATA_LIMITS.importBytes / (1024 * 1024);
@@ -43,11 +45,8 @@ export const DATA_MESSAGES = {
 const fileName = (format: string) => `tasklane-${new Date().toISOString().slice(0, 10)}.${format}`;
 
 /** Export and import of one person's data (issue 13); a session or an API token, like the tasks. */
-export async function dataRoutes(
-  fastify: FastifyInstance,
-  { db, live, access, projectEvents }: DataFeatureDeps,
-) {
-  const data = createDataService({ db, live, access, projectEvents });
+export async function dataRoutes(fastify: FastifyInstance, deps: DataFeatureDeps) {
+  const data = createDataService(deps);
 
   await fastify.register(async (scope) => {
     await scope.register(multipart, {

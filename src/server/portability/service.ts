@@ -1,13 +1,13 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
 import { CSV_COLUMNS, DATA_LIMITS, type ExportDocument, type ImportResult } from '../../common/data';
-import { DEFAULT_TIME_ZONE } from '../../common/due';
 import { labelKey } from '../../common/labels';
 import { DEFAULT_PROJECT_COLOR, PROJECTS_PATH } from '../../common/projects';
 import { projectSectionsPath } from '../../common/sections';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { type Access, projectNotFound } from '../access';
 import { recordActivity } from '../activity/repository';
+import { userTimeZone } from '../auth/users';
 import type { Database } from '../db/schema';
 import { nowIso, toBool, toIso } from '../db/values';
 import type { LiveBus } from '../live/bus';
@@ -28,6 +28,8 @@ export interface DataServiceDeps {
   access: Access;
   /** The project's members' streams (../live/projects). */
   projectEvents: ProjectEvents;
+  /** A person's zone until they or their browser set one (issue 28). */
+  defaultTimeZone: string;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface DataServiceDeps {
  * export holds the caller's Inbox and the projects they own (issue 21), not those they are only a
  * member of; an import goes into a project where the caller is editor or more, by default the Inbox.
  */
-export function createDataService({ db, live, access, projectEvents }: DataServiceDeps) {
+export function createDataService({ db, live, access, projectEvents, defaultTimeZone }: DataServiceDeps) {
   const data = createDataRepository(db);
 
   /** The caller's tasks to export: the Inbox first, then every project they own. */
@@ -144,7 +146,11 @@ export function createDataService({ db, live, access, projectEvents }: DataServi
         .select('time_zone')
         .where('id', '=', userId)
         .executeTakeFirst();
-      const parsed = await parseImportFile(file, new Date(), zone?.time_zone ?? DEFAULT_TIME_ZONE);
+      const parsed = await parseImportFile(
+        file,
+        new Date(),
+        userTimeZone(zone?.time_zone ?? null, defaultTimeZone),
+      );
       const result = {
         imported: parsed.tasks.length,
         skipped: parsed.skipped,

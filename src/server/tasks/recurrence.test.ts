@@ -37,9 +37,11 @@ describe.each(testDialects)('time and recurring tasks on %s', (dialect) => {
   };
 
   describe('the time zone', () => {
-    it('is null until set, then GET /api/auth/me returns it', async () => {
+    it("is the server's default until set, then GET /api/auth/me returns it", async () => {
       const bea = await t.signUp();
-      expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone).toBeNull();
+      expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone).toBe(
+        t.ctx.config.defaultTimeZone,
+      );
       const set = await bea.request('PATCH', '/api/auth/me', { timeZone: 'America/New_York' });
       expect(set.statusCode, set.body).toBe(200);
       expect(set.json().user.timeZone).toBe('America/New_York');
@@ -57,6 +59,31 @@ describe.each(testDialects)('time and recurring tasks on %s', (dialect) => {
         expect(set.statusCode, set.body).toBe(200);
         expect(set.json().user.timeZone, given).toBe(stored);
         expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone, given).toBe(stored);
+      }
+    });
+
+    it("keeps the IANA name the person chose, never ICU's old alias, in the account and its tasks (issue 28)", async () => {
+      const bea = await t.signUp();
+      for (const [given, stored] of [
+        ['Asia/Kolkata', 'Asia/Kolkata'],
+        ['Europe/Kyiv', 'Europe/Kyiv'],
+        ['Asia/Ho_Chi_Minh', 'Asia/Ho_Chi_Minh'],
+        ['America/Nuuk', 'America/Nuuk'],
+        ['asia/kolkata', 'Asia/Kolkata'],
+        // A browser reports ICU's names: they are read as the IANA zone they stand for.
+        ['Asia/Calcutta', 'Asia/Kolkata'],
+        ['Europe/Kiev', 'Europe/Kyiv'],
+        // A link the person chose stays theirs: not the zone it links to.
+        ['Europe/Amsterdam', 'Europe/Amsterdam'],
+        ['US/Eastern', 'US/Eastern'],
+      ]) {
+        const set = await bea.request('PATCH', '/api/auth/me', { timeZone: given });
+        expect(set.statusCode, set.body).toBe(200);
+        expect(set.json().user.timeZone, given).toBe(stored);
+        expect((await bea.request('GET', '/api/auth/me')).json().user.timeZone, given).toBe(stored);
+        const task = await create({ dueDate: '2026-12-01', dueTime: '09:00' }, bea);
+        expect(task.dueTimeZone, given).toBe(stored);
+        expect((await bea.request('GET', `/api/tasks/${task.id}`)).json().dueTimeZone, given).toBe(stored);
       }
     });
 

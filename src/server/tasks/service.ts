@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type ActivityKind, taskActivityPath } from '../../common/activity';
 import { checklistPath } from '../../common/checklist';
-import { addDays, dateInZone, dueDayIn, isTimeZone } from '../../common/due';
+import { addDays, dateInZone, dueDayIn } from '../../common/due';
 import { LABEL_MESSAGES } from '../../common/labels';
 import { taskRemindersPath } from '../../common/notifications';
 import { PROJECTS_PATH, roleAtLeast } from '../../common/projects';
@@ -22,6 +22,7 @@ import {
 import type { Access, ProjectMemberSummary } from '../access';
 import { projectNotFound, taskNotFound } from '../access';
 import { type ActivityRecord, recordActivity } from '../activity/repository';
+import { userTimeZone } from '../auth/users';
 import type { DialectName } from '../db';
 import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
@@ -31,7 +32,7 @@ import { type ChangeEvent, type ProjectEvents, taskChange } from '../live/projec
 import type { NotificationService } from '../notifications/service';
 import type { ReminderService } from '../reminders/service';
 import type { SectionService } from '../sections/service';
-import { type Clock, SERVER_TIME_ZONE, systemClock } from '../time/clock';
+import { type Clock, systemClock } from '../time/clock';
 import { insertTasksOnTop } from './bulk';
 import { doneAfter } from './done';
 import { createListCache, type ListBody, listBody } from './list-cache';
@@ -74,6 +75,8 @@ export interface TaskServiceDeps {
   clock?: Clock;
   /** A task's sectionId must name a section of its project (issue 23). */
   sections: Pick<SectionService, 'assertInProject'>;
+  /** A person's zone until they or their browser set one (issue 28). */
+  defaultTimeZone: string;
 }
 
 /** How a completion is asked for: `final` ends a recurring task's series (POST .../complete). */
@@ -99,6 +102,7 @@ export function createTaskService({
   reminders,
   clock = systemClock,
   sections,
+  defaultTimeZone,
 }: TaskServiceDeps) {
   const tasks = createTaskRepository(db, dialect);
   const user = (id: Caller) => ({ id });
@@ -116,11 +120,11 @@ export function createTaskService({
 
   /**
    * The caller's time zone: the one a due time they set is read in, and their days (Today, the due
-   * filters). The server's own zone until they set one.
+   * filters). The server's default (DEFAULT_TIME_ZONE) until they set one.
    */
   const zoneOf = async (userId: number): Promise<string> => {
     const row = await db.selectFrom('users').select('time_zone').where('id', '=', userId).executeTakeFirst();
-    return row?.time_zone && isTimeZone(row.time_zone) ? row.time_zone : SERVER_TIME_ZONE;
+    return userTimeZone(row?.time_zone ?? null, defaultTimeZone);
   };
 
   /** dueTime and recurrence need a date: 400 naming the field. */

@@ -7,9 +7,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-/**
- * The machine's time zone (its TZ, else its system setting; UTC when Intl cannot tell): the days
- * of a person who has not set a zone are read in it (issue 28), as the due filters always were.
- */
-export const SERVER_TIME_ZONE: string = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -109,6 +109,7 @@ const COLUMNS = {
     two_factor_secret: 'text?',
     two_factor_last_step: 'integer?',
     time_zone: 'text?',
+    time_zone_chosen: 'bool',
   },
   projects: {
     id: 'id',
@@ -421,7 +422,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     section_id: null,
     priority: 4,
   },
-  users: { time_zone: null },
+  users: { time_zone: null, time_zone_chosen: false },
   api_tokens: { can_write: true, project_ids: null },
 };
 
