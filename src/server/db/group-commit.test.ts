@@ -33,8 +33,14 @@ describe.each(testDialects)('group commit on %s', (dialect) => {
     const ids = Array.from({ length: 20 }, (_, i) => i + 1);
     expect(await Promise.all(ids.map((id) => write(id)))).toEqual(ids);
     expect(await rows()).toEqual(ids);
-    // The first goes alone (nothing was waiting); the others waited for it and went together.
-    expect(groups).toEqual([[1], ids.slice(1)]);
+    // Asked for in one turn of the event loop: one transaction.
+    expect(groups).toEqual([ids]);
+    // One that comes while a group is being written goes in the next.
+    groups.length = 0;
+    const first = write(21);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([first, write(22), write(23)]);
+    expect(groups).toEqual([[21], [22, 23]]);
   });
 
   it('writes each item of a failed group alone, so only the bad one fails', async () => {
