@@ -36,7 +36,7 @@ export function createGroupCommit<Item, Result>(
   const settle = async (group: Waiting[], results: Result[]) => {
     try {
       await afterCommit(results);
-      group.forEach((waiting, i) => waiting.resolve(results[i] as Result));
+      for (const [i, waiting] of group.entries()) waiting.resolve(results[i] as Result);
     } catch (error) {
       for (const waiting of group) waiting.reject(error);
     }
