@@ -49,7 +49,7 @@ export function createSessionStore(
   const forgetUser = async (userId: number) => {
     await cache?.invalidate({ userId });
   };
-  // Built and compiled once, run with each session's hash (decision 044): a write asks the
+  // Built and compiled once, run with each session's hash (decision 047): a write asks the
   // database for its session on every request, and building the query cost more than running it.
   const lookup = db
     .selectFrom('sessions')

@@ -5,7 +5,7 @@ import type { Database } from './schema';
 export const GROUP_COMMIT_SIZE = 64;
 
 /**
- * Group commit (decision 044): items of the same kind of write that arrive while one transaction
+ * Group commit (decision 047): items of the same kind of write that arrive while one transaction
  * is running, or in the same turn of the event loop, wait and are written together in the next one, so many requests pay for one commit
  * (on SQLite, writing each touched page to the write-ahead log once; on PostgreSQL, one flush of
  * its log and one round trip). Each item's promise settles only after the transaction holding it

@@ -10,7 +10,7 @@ export interface ZodTypeProvider extends FastifyTypeProvider {
   serializer: this['schema'] extends ZodType ? z.input<this['schema']> : unknown;
 }
 
-/** Query strings and path parameters remembered per route, once valid (decision 044). */
+/** Query strings and path parameters remembered per route, once valid (decision 047). */
 export const PARSED_CACHE_SIZE = 256;
 
 /** A parsed value that a shallow copy copies whole: an object of strings, numbers, booleans. */

@@ -258,7 +258,7 @@ export function createTaskService({
 
   /**
    * Creates that arrive together are written in one transaction and published together once it
-   * has committed (group commit, decision 044); each answers after that, as a create on its own.
+   * has committed (group commit, decision 047); each answers after that, as a create on its own.
    */
   const creates = createGroupCommit(
     db,
