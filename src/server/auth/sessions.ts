@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { InferResult, Kysely } from 'kysely';
 import type { DeviceSession } from '../../common/tokens';
 import type { Database, UserRow } from '../db/schema';
 import { toBool, toIso } from '../db/values';
@@ -49,6 +49,18 @@ export function createSessionStore(
   const forgetUser = async (userId: number) => {
     await cache?.invalidate({ userId });
   };
+  // Built and compiled once, run with each session's hash (decision 047): a write asks the
+  // database for its session on every request, and building the query cost more than running it.
+  const lookup = db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .selectAll('users')
+    .select(['sessions.expires_at', 'sessions.last_used_at'])
+    .where('sessions.id_hash', '=', '');
+  const lookupQuery = lookup.compile();
+  const find = async (idHash: string) =>
+    (await db.executeQuery<InferResult<typeof lookup>[number]>({ ...lookupQuery, parameters: [idHash] }))
+      .rows[0];
   return {
     async create(userId, device = {}) {
       const sessionId = newSecretToken();
@@ -77,13 +89,7 @@ export function createSessionStore(
       }
       const generation = cache?.generation() ?? 0;
       const idHash = hashToken(sessionId);
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('users', 'users.id', 'sessions.user_id')
-        .selectAll('users')
-        .select(['sessions.expires_at', 'sessions.last_used_at'])
-        .where('sessions.id_hash', '=', idHash)
-        .executeTakeFirst();
+      const row = await find(idHash);
       if (!row) {
         cache?.drop(sessionId);
         return null;

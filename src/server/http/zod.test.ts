@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ZodType, z } from 'zod';
 import { VALIDATION } from '../../common/spec';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { validatorCompiler } from './zod';
 
 /**
  * A field that is missing is required; a field sent with the wrong type is told the type it must
@@ -63,5 +65,52 @@ describe('validation messages', () => {
     expect(await messageFor('POST', `/api/tasks/${taskId}/checklist`, { title: ' ' })).toBe(
       'title is required',
     );
+  });
+});
+
+describe('query strings and path parameters once parsed', () => {
+  const compile = (schema: ZodType, httpPart: string) =>
+    validatorCompiler({ schema, httpPart, method: 'GET', url: '/x' }) as (data: unknown) => {
+      value?: Record<string, unknown>;
+      error?: Error;
+    };
+
+  it('parses a query string seen before from memory, each request getting an object of its own', () => {
+    let parses = 0;
+    const schema = z.object({
+      n: z.coerce.number().transform((n) => {
+        parses += 1;
+        return n;
+      }),
+    });
+    const validate = compile(schema, 'querystring');
+    const first = validate({ n: '5' });
+    const second = validate({ n: '5' });
+    expect(first.value).toEqual({ n: 5 });
+    expect(second.value).toEqual({ n: 5 });
+    expect(second.value).not.toBe(first.value);
+    expect(parses).toBe(1);
+    (second.value as { n: number }).n = 6;
+    expect(validate({ n: '5' }).value).toEqual({ n: 5 });
+    expect(validate({ n: '7' }).value).toEqual({ n: 7 });
+    expect(parses).toBe(2);
+  });
+
+  it('still refuses an invalid one every time, and parses bodies and nested values anew', () => {
+    const query = compile(z.object({ n: z.coerce.number().int() }), 'querystring');
+    expect(query({ n: 'x' }).error).toBeDefined();
+    expect(query({ n: 'x' }).error).toBeDefined();
+    let parses = 0;
+    const counted = z.string().transform((s) => {
+      parses += 1;
+      return s;
+    });
+    const body = compile(z.object({ s: counted }), 'body');
+    body({ s: 'a' });
+    body({ s: 'a' });
+    const nested = compile(z.object({ list: z.array(counted) }), 'querystring');
+    nested({ list: ['a'] });
+    nested({ list: ['a'] });
+    expect(parses).toBe(4);
   });
 });

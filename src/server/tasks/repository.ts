@@ -82,9 +82,21 @@ export interface DueDays {
   to?: string;
 }
 
-/** Above every task of the project: the top of its active list (position starts at 0, spec §9). */
+/**
+ * Above every task of the project: the top of its active list (position starts at 0, spec §9).
+ * The smallest position among the active tasks and among the archived ones, each read from the
+ * end of tasks_project_position_idx (project_id, archived, position): one min() over the whole
+ * project walked all its index entries, a create costing more with every task in the list.
+ */
 const topPosition = (projectId: number) =>
-  sql<number>`(select coalesce(min(position) - 1, 0) from tasks where project_id = ${projectId})`;
+  sql<number>`(select coalesce(min(top) - 1, 0) from (
+    select min(position) as top from tasks where project_id = ${projectId} and archived = ${false}
+    union all
+    select min(position) as top from tasks where project_id = ${projectId} and archived = ${true}
+  ) as tops)`;
+
+/** A new task's columns but those insertAtTop sets (its position and times). */
+export type NewTaskOnTop = Omit<NewTask, 'position' | 'created_at' | 'updated_at'>;
 
 /** Ids per statement for `in (...)`: well under either database's limit of bound parameters. */
 const ID_BATCH = 500;
@@ -223,7 +235,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     find: (id: number): Promise<TaskRow | undefined> =>
       db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst(),
 
-    insertAtTop: (task: Omit<NewTask, 'position' | 'created_at' | 'updated_at'>): Promise<TaskRow> => {
+    insertAtTop: (task: NewTaskOnTop): Promise<TaskRow> => {
       const now = nowIso();
       return db
         .insertInto('tasks')

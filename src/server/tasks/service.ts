@@ -24,6 +24,7 @@ import { projectNotFound, taskNotFound } from '../access';
 import { type ActivityRecord, recordActivity } from '../activity/repository';
 import { userTimeZone } from '../auth/users';
 import type { DialectName } from '../db';
+import { createGroupCommit } from '../db/group-commit';
 import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
@@ -41,6 +42,7 @@ import {
   type DueDays,
   inTransaction,
   type ListSpan,
+  type NewTaskOnTop,
   type TaskExtras,
   type TaskRepository,
   toTask,
@@ -286,6 +288,30 @@ export function createTaskService({
   const names = (ids: number[], members: ProjectMemberSummary[]) =>
     ids.map((id) => members.find((member) => member.userId === id)?.firstName ?? `user ${id}`);
 
+  /**
+   * Creates that arrive together are written in one transaction and published together once it
+   * has committed (group commit, decision 047); each answers after that, as a create on its own.
+   */
+  const creates = createGroupCommit(
+    db,
+    async (
+      trx,
+      { userId, labelIds, task }: { userId: number; labelIds?: number[]; task: NewTaskOnTop },
+    ): Promise<Task> => {
+      const repository = createTaskRepository(trx, dialect);
+      const inserted = await repository.insertAtTop(task);
+      if (labelIds?.length) await repository.setOwnLabels(inserted.id, userId, labelIds);
+      await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
+      return labelIds?.length ? withAssignees(inserted, repository) : toTask(inserted);
+    },
+    (created) =>
+      publish(
+        created.map((task) => task.projectId),
+        [],
+        created.map((task) => taskChange('task.created', task)),
+      ),
+  );
+
   const service = {
     /**
      * GET /api/tasks as JSON bytes (and compressed, on demand): the active tasks of the caller's
@@ -315,8 +341,10 @@ export function createTaskService({
       assertDated(input.dueDate, input.dueTime, input.recurrence);
       const zone = input.dueTime ? await zoneOf(userId) : null;
       const done = doneAfter(input) ?? false;
-      const row = await inTransaction(db, dialect, async (repository, trx) => {
-        const inserted = await repository.insertAtTop({
+      return creates({
+        userId,
+        labelIds,
+        task: {
           user_id: userId,
           project_id: projectId,
           title: input.title,
@@ -336,14 +364,8 @@ export function createTaskService({
           ai_assisted: false,
           search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
           priority: input.priority ?? 4,
-        });
-        if (labelIds?.length) await repository.setOwnLabels(inserted.id, userId, labelIds);
-        await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
-        return inserted;
+        },
       });
-      const created = labelIds?.length ? await withAssignees(row) : toTask(row);
-      await publish([projectId], [], [taskChange('task.created', created)]);
-      return created;
     },
 
     /**
