@@ -126,13 +126,11 @@ function move(from, to, file) {
   fs.renameSync(path.join(from, file), path.join(to, file));
 }
 
-/** Which builds' assets stay: the last KEEP.builds, and any replaced less than KEEP.days ago. */
+/** Which builds' assets stay: the last KEEP.builds, and any replaced (by the next build) less than KEEP.days ago. */
 function keptBuilds(builds, now, keep) {
-  return builds.filter((build, i) => {
-    if (i >= builds.length - keep.builds) return true;
-    const replacedAt = builds[i + 1].builtAt;
-    return now - replacedAt < keep.days * DAY_MS;
-  });
+  return builds.filter(
+    (_, i) => i >= builds.length - keep.builds || now - builds[i + 1].builtAt < keep.days * DAY_MS,
+  );
 }
 
 /**
