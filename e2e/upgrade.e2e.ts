@@ -197,6 +197,39 @@ describeBrowser('an open page across a new build', () => {
     expect(errors).toEqual([]);
   });
 
+  it('reloads only once for a script the server lacks after the reload too, and leaves the button', async () => {
+    const { dist, server } = await copyOfTheApp();
+    const { page } = await signedInWithATask(server, 'Before the upgrade');
+    // A deployment that lacks a script of its own build (quick add's date reader, never loaded
+    // here, so in no cache): a reload cannot bring it back.
+    const assets = path.join(dist, 'client', 'assets');
+    for (const name of fs.readdirSync(assets))
+      if (name.startsWith('quick-add-')) fs.rmSync(path.join(assets, name));
+    const quickAdd = page.getByRole('textbox', { name: 'Add a task' });
+
+    await quickAdd.focus();
+    await notice(page).getByText(UPDATE_COPY.whenSafe).waitFor();
+    const reloaded = page.waitForEvent('load');
+    await quickAdd.press('Tab');
+    await reloaded;
+
+    // After the reload the script is still missing: the page says so and waits for a hand.
+    await page.getByRole('heading', { name: 'Your Tasks' }).waitFor();
+    await page.evaluate(() => Object.assign(window, { reloadedOnce: true }));
+    await quickAdd.focus();
+    const reload = notice(page).getByRole('button', { name: UPDATE_COPY.reload });
+    await reload.waitFor();
+    expect(await notice(page).textContent()).not.toContain(UPDATE_COPY.whenSafe);
+    await quickAdd.press('Tab');
+    await framesDrawn(page);
+    expect(await page.evaluate(() => 'reloadedOnce' in window)).toBe(true);
+
+    const byHand = page.waitForEvent('load');
+    await reload.click();
+    await byHand;
+    expect(await page.evaluate(() => 'reloadedOnce' in window)).toBe(false);
+  });
+
   it('brings back a page whose signed-in screens are gone when someone signs in on it', async () => {
     const { dist, server } = await copyOfTheApp();
     // The login screen, opened before the upgrade, has not loaded the signed-in screens.
