@@ -70,12 +70,11 @@ const wordsIn = (element: HTMLElement) =>
     : (element.textContent ?? '');
 
 /** Whether reloading now loses nothing the person is doing. */
-export function safeToReload(): boolean {
+function safeToReload(): boolean {
   if (document.querySelector(OPEN_LAYER)) return false;
   if (takesText(document.activeElement)) return false;
   for (const field of typedInto) {
-    if (!field.isConnected) typedInto.delete(field);
-    else if (takesText(field) && wordsIn(field).trim() !== '') return false;
+    if (field.isConnected && takesText(field) && wordsIn(field).trim() !== '') return false;
   }
   return true;
 }
@@ -142,7 +141,10 @@ export function watchForNewBuild(): void {
   for (const options of carried?.toasts ?? []) toast(options);
   window.addEventListener('vite:preloadError', scriptNotLoaded);
   document.addEventListener('input', (event) => {
-    if (event.target instanceof Element && takesText(event.target)) typedInto.add(event.target);
+    if (!(event.target instanceof Element) || !takesText(event.target)) return;
+    // Fields gone from the page (an editor closed) are let go, and their detached trees with them.
+    for (const field of typedInto) if (!field.isConnected) typedInto.delete(field);
+    typedInto.add(event.target);
   });
 }
 
