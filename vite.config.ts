@@ -49,6 +49,8 @@ export default defineConfig({
     }),
   ],
   build: {
+    // npm run build (scripts/build.mjs) passes --outDir, a fresh folder of its own, and moves the
+    // result into dist/client beside earlier builds' assets (decision 048): emptying it is harmless.
     outDir: '../../dist/client',
     emptyOutDir: true,
     sourcemap: false,

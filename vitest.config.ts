@@ -22,7 +22,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'bench/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'bench/**/*.test.ts', 'scripts/**/*.test.mjs'],
           environment: 'node',
           setupFiles: ['src/server/testing/setup.ts'],
           // Three files at a time on two cores: the API tests wait on PostgreSQL, on password hashing

@@ -23,7 +23,7 @@ export { budget } from './time-budget';
  * E2E_DIST_DIR points at another build (default: dist).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
-const DIST = path.resolve(process.env.E2E_DIST_DIR ?? 'dist');
+export const DIST = path.resolve(process.env.E2E_DIST_DIR ?? 'dist');
 
 export const ADMIN = { username: 'admin', password: 'admin-password' } as const;
 
@@ -54,6 +54,8 @@ export interface StartServerOptions {
    * passkeys need a host name (and localhost is a secure context over plain HTTP).
    */
   hostName?: boolean;
+  /** Serve this build instead of DIST: a copy a test changes under the running server. */
+  dist?: string;
 }
 
 /** A port nobody listens on now, for a server that must know its own address before it starts. */
@@ -71,9 +73,9 @@ async function freePort(): Promise<number> {
 /** Starts the built server on a free port with a fresh DATA_DIR. */
 export async function startServer(
   env: Record<string, string> = {},
-  { hostName = false }: StartServerOptions = {},
+  { hostName = false, dist = DIST }: StartServerOptions = {},
 ): Promise<RunningServer> {
-  const main = path.join(DIST, 'server', 'main.js');
+  const main = path.join(dist, 'server', 'main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run npm run build first`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-e2e-'));
   const port = hostName ? await freePort() : 0;

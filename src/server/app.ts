@@ -448,18 +448,31 @@ function createOidc(
 /**
  * The built SPA's files; hashed assets are cached for good, the rest revalidated: index.html, and
  * the service worker /sw.js and /manifest.webmanifest (decision 020), so a new build reaches
- * installed apps on their next visit.
+ * installed apps on their next visit. /assets/ is read at each request, not listed at start: a build
+ * installed beside a running server (decision 048) adds assets that its new index.html names, and
+ * keeps earlier builds' assets for the pages still open on them.
  */
 async function serveClient(app: FastifyInstance, clientDir: string) {
-  await app.register(fastifyStatic, {
-    root: clientDir,
+  const files = {
     wildcard: false,
     index: false,
     // scripts/compress-client.mjs writes .br and .gz beside each asset at build time.
     preCompressed: true,
-    setHeaders: (reply, filePath) => {
-      const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
-      reply.header('Cache-Control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
-    },
+  } as const;
+  await app.register(fastifyStatic, {
+    ...files,
+    root: clientDir,
+    globIgnore: ['assets/**'],
+    setHeaders: (reply) => reply.header('Cache-Control', 'no-cache'),
+  });
+  await app.register(fastifyStatic, {
+    ...files,
+    root: path.join(clientDir, 'assets'),
+    prefix: '/assets/',
+    wildcard: true,
+    decorateReply: false,
+    // A folder is no asset: a 404 like any missing file (decision 028), not send's 403.
+    allowedPath: (pathname) => !pathname.endsWith('/'),
+    setHeaders: (reply) => reply.header('Cache-Control', 'public, max-age=31536000, immutable'),
   });
 }

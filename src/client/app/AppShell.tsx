@@ -1,5 +1,5 @@
 import { MenuIcon } from 'lucide-react';
-import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from 'react';
+import { lazy, type ReactNode, useEffect, useRef, useState } from 'react';
 import { useLiveUpdates } from '../lib/live';
 import { useMediaQuery } from '../lib/media';
 import { useOpenTaskFromAddress } from '../notifications/open-task';
@@ -11,6 +11,7 @@ import { useShownTaskView } from '../sections/view';
 import { INBOX_SCOPE, type TaskScope } from '../tasks/api';
 import { TaskDragContext } from '../tasks/TaskDragContext';
 import { Button } from '../ui/button';
+import { LazyPart } from '../ui/lazy';
 import { Sheet, SheetContent, SheetTitle, SheetTrigger } from '../ui/sheet';
 import { dialogControl, getDialogState, openDialog, useDialogState } from './dialogs';
 import { Header, pageWidth } from './Header';
@@ -110,9 +111,9 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
           <main className={`${pageWidth(wide)} py-8`}>{children}</main>
         </div>
       </TaskDragContext>
-      <Suspense fallback={null}>
+      <LazyPart>
         {mounted.has('new-project') && <NewProjectDialog {...dialogControl('new-project', open)} />}
-      </Suspense>
+      </LazyPart>
     </>
   );
 }

@@ -1,7 +1,8 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { lazy, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { SEARCH_FIELD_ID, shortcutReader } from '../lib/shortcuts';
 import { focusNeighbourCard } from '../tasks/card-focus';
+import { LazyPart } from '../ui/lazy';
 import { useOpenAddTask } from './add-task';
 import { closeDialog, getDialogState, openDialog, useDialogState } from './dialogs';
 import { SCREEN_PATHS } from './screens';
@@ -77,7 +78,7 @@ export function KeyboardShortcuts() {
   }, [readShortcut, openAddTask, navigate]);
 
   return (
-    <Suspense fallback={null}>
+    <LazyPart>
       {mounted.has('palette') && <CommandPalette open={open === 'palette'} />}
       {mounted.has('shortcuts') && (
         <ShortcutsDialog
@@ -85,6 +86,6 @@ export function KeyboardShortcuts() {
           onOpenChange={(next) => (next ? openDialog('shortcuts') : closeDialog('shortcuts'))}
         />
       )}
-    </Suspense>
+    </LazyPart>
   );
 }

@@ -1,5 +1,5 @@
 import { ArchiveIcon, CalendarDaysIcon, PlusIcon, UsersIcon } from 'lucide-react';
-import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { lazy, useEffect, useMemo, useRef } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
@@ -12,6 +12,7 @@ import { ProjectsLoadError } from '../projects/ProjectsLoadError';
 import type { TaskScope } from '../tasks/api';
 import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
 import { Button } from '../ui/button';
+import { LazyPart } from '../ui/lazy';
 import { PageHeading } from '../ui/page-heading';
 import { Skeleton } from '../ui/skeleton';
 import { toast } from '../ui/use-toast';
@@ -135,9 +136,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
         </p>
       )}
       <TaskTabs scope={scope} editable={editable} />
-      <Suspense fallback={null}>
+      <LazyPart>
         {mounted.has('share') && <ShareDialog project={project} {...dialogControl('share', open)} />}
-      </Suspense>
+      </LazyPart>
     </>
   );
 }

@@ -17,7 +17,7 @@ import {
   UserCogIcon,
   WebhookIcon,
 } from 'lucide-react';
-import { lazy, Suspense, useRef } from 'react';
+import { lazy, useRef } from 'react';
 import { COPY } from '../../common/spec';
 import { WEBHOOK_COPY } from '../../common/webhooks';
 import { signOut } from '../auth/api';
@@ -32,6 +32,7 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '../ui/dropdown-menu';
+import { LazyPart } from '../ui/lazy';
 import { type AppDialog, dialogControl, openDialog, useDialogState } from './dialogs';
 
 // Each dialog loads the first time it opens, keeping the main screen's first load small.
@@ -195,7 +196,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
           )}
         </DropdownMenuContent>
       </DropdownMenu>
-      <Suspense fallback={null}>
+      <LazyPart>
         {mounted.has('users') && user.isAdmin && <UserManagementDialog {...dialogProps('users')} />}
         {mounted.has('agents') && <AgentsDialog {...dialogProps('agents')} />}
         {mounted.has('connect-ai') && <ConnectAiDialog {...dialogProps('connect-ai')} />}
@@ -208,7 +209,7 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
         {mounted.has('export') && <ExportDialog {...dialogProps('export')} />}
         {mounted.has('import') && <ImportDialog {...dialogProps('import')} />}
         {mounted.has('time-zone') && <TimeZoneDialog {...dialogProps('time-zone')} />}
-      </Suspense>
+      </LazyPart>
     </>
   );
 }

@@ -2,7 +2,10 @@ import { Loader2Icon } from 'lucide-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Route, Switch, useLocation } from 'wouter';
 import { LoginScreen } from '../auth/LoginScreen';
+import { reloadNow, UPDATE_COPY } from '../lib/app-update';
 import { useSession } from '../lib/session';
+import { Button } from '../ui/button';
+import { ErrorBoundary } from '../ui/lazy';
 import { NotFoundPage } from './NotFoundPage';
 import { screenAt } from './screens';
 
@@ -16,6 +19,19 @@ function PageLoading() {
     <div role="status" className="flex min-h-screen items-center justify-center">
       <Loader2Icon aria-hidden className="size-6 animate-spin text-muted-foreground" />
       <span className="sr-only">Loading</span>
+    </div>
+  );
+}
+
+/**
+ * What shows when a screen fails to render (its script gone with a new build, or a bug) instead of a
+ * blank page: a gone script also makes the page reload by itself when it is safe (lib/app-update.ts).
+ */
+function PageFailed() {
+  return (
+    <div role="alert" className="flex min-h-screen flex-col items-center justify-center gap-4 p-6">
+      <p>{UPDATE_COPY.pageFailed}</p>
+      <Button onClick={reloadNow}>{UPDATE_COPY.reload}</Button>
     </div>
   );
 }
@@ -58,11 +74,13 @@ export function AppRoutes() {
   const signedIn = useSession() !== null;
   const signedInScreen = screenAt(useLocation()[0]) !== null;
   return (
-    <Suspense fallback={<PageLoading />}>
-      <Switch>
-        <Route path="/reset-password/:token">{({ token }) => <ResetPasswordPage token={token} />}</Route>
-        <Route>{signedInScreen ? signedIn ? <SignedIn /> : <LoginScreen /> : <NotFoundPage />}</Route>
-      </Switch>
-    </Suspense>
+    <ErrorBoundary fallback={<PageFailed />}>
+      <Suspense fallback={<PageLoading />}>
+        <Switch>
+          <Route path="/reset-password/:token">{({ token }) => <ResetPasswordPage token={token} />}</Route>
+          <Route>{signedInScreen ? signedIn ? <SignedIn /> : <LoginScreen /> : <NotFoundPage />}</Route>
+        </Switch>
+      </Suspense>
+    </ErrorBoundary>
   );
 }

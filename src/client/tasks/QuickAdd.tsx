@@ -7,6 +7,7 @@ import { useCreateLabel, useLabels } from '../labels/api';
 import { LABEL_COPY, PRIORITY_TEXT } from '../labels/copy';
 import { readTags, withoutWords } from '../labels/quick-add-tags';
 import { LabelChip } from '../labels/Tags';
+import { scriptNotLoaded } from '../lib/app-update';
 import { cn } from '../lib/cn';
 import { PROJECT_COLOR_STYLES } from '../projects/colors';
 import { Input } from '../ui/input';
@@ -18,10 +19,18 @@ import type { QuickAdd as Parsed, parseQuickAdd as ParseQuickAdd } from './quick
 
 type Parser = typeof ParseQuickAdd;
 
-// chrono-node is large: it loads when the field is first used, not with the list.
-let parser: Promise<Parser> | undefined;
+// chrono-node is large: it loads when the field is first used, not with the list. If it cannot be
+// loaded (a build replaced since the page opened: the page reloads when safe, decision 048), the
+// field shows no chips and saves the words as typed, as it showed them.
+let parser: Promise<Parser | null> | undefined;
 const loadParser = () => {
-  parser ??= import('./quick-add').then((m) => m.parseQuickAdd);
+  parser ??= import('./quick-add').then(
+    (m) => m.parseQuickAdd,
+    () => {
+      scriptNotLoaded();
+      return null;
+    },
+  );
   return parser;
 };
 
@@ -81,7 +90,7 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
   };
 
   const loadOnFirstUse = () => {
-    if (!parse) void loadParser().then((fn) => setParse(() => fn));
+    if (!parse) void loadParser().then((fn) => fn && setParse(() => fn));
   };
 
   const parsed = parse ? parse(line, new Date(), zone) : { ...NO_DATE, title: line };
@@ -112,7 +121,7 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     event.preventDefault();
     if (create.isPending) return;
     // Enter may come before the parser has loaded: read the date now, as the chip would show it.
-    const final = (await loadParser())(line, new Date(), zone);
+    const final = (await loadParser())?.(line, new Date(), zone) ?? { ...NO_DATE, title: line };
     const { keepDate, keepRule, keepReminders } = kept(final);
     // Words whose chip was taken off stay in the title; a kept chip's words leave it.
     const dated = keepDate

@@ -1,4 +1,5 @@
-import { lazy, Suspense } from 'react';
+import { lazy } from 'react';
+import { LazyPart } from './lazy';
 import { useToast } from './use-toast';
 
 // Radix Toast loads with the first toast rather than with the login screen, which has a tight budget.
@@ -9,8 +10,8 @@ export function Toaster() {
   const { toasts } = useToast();
   if (toasts.length === 0) return null;
   return (
-    <Suspense fallback={null}>
+    <LazyPart>
       <ToastList />
-    </Suspense>
+    </LazyPart>
   );
 }

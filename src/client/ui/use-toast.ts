@@ -80,6 +80,9 @@ export function toast(options: ToastOptions): { id: string; dismiss: () => void 
   return { id, dismiss: () => dismissToast(id) };
 }
 
+/** The toasts open now: on screen, or waiting for the toast list to load. */
+export const openToasts = (): ToasterToast[] => state.toasts.filter((t) => t.open);
+
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);

@@ -293,6 +293,21 @@ describe('with the built client', () => {
     expect(present.statusCode).toBe(200);
   });
 
+  it('serves a hashed asset a build put there after the server started, cached for good (issue 28)', async () => {
+    // A second instance from the same folder built anew: its index.html names assets this one never
+    // saw at start. Earlier builds' assets stay beside them (decision 048), served the same way.
+    await fs.writeFile(path.join(clientDir, 'assets', 'app-9876.js'), 'console.log(2);');
+    for (const url of ['/assets/app-9876.js', '/assets/app-1234.js']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['cache-control'], url).toBe('public, max-age=31536000, immutable');
+      expect(response.headers['content-type'], url).toMatch(/^(application|text)\/javascript/);
+    }
+    expect((await app.inject({ method: 'GET', url: '/assets/app-9876.js' })).body).toBe('console.log(2);');
+    const robots = await app.inject({ method: 'GET', url: '/robots.txt' });
+    expect(robots.headers['cache-control']).toBe('no-cache');
+  });
+
   it('answers a method a file is not served with by 405, and other methods on pages by 404', async () => {
     const robots = await app.inject({ method: 'POST', url: '/robots.txt' });
     expectMessageOnly(robots, 405);
