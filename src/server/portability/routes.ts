@@ -17,11 +17,13 @@ import {
 } from '../../common/data';
 import type { Access } from '../access';
 import type { Database } from '../db/schema';
+import { preferredEncoding } from '../http/compression';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
+import type { TaskService } from '../tasks/service';
 import { UnreadableFileError } from './parse';
 import { createDataService } from './service';
 
@@ -30,6 +32,7 @@ export interface DataFeatureDeps {
   live: LiveBus;
   access: Access;
   projectEvents: ProjectEvents;
+  warmList: TaskService['warmList'];
 }
 
 const MB = DATA_LIMITS.importBytes / (1024 * 1024);
@@ -45,9 +48,9 @@ const fileName = (format: string) => `tasklane-${new Date().toISOString().slice(
 /** Export and import of one person's data (issue 13); a session or an API token, like the tasks. */
 export async function dataRoutes(
   fastify: FastifyInstance,
-  { db, live, access, projectEvents }: DataFeatureDeps,
+  { db, live, access, projectEvents, warmList }: DataFeatureDeps,
 ) {
-  const data = createDataService({ db, live, access, projectEvents });
+  const data = createDataService({ db, live, access, projectEvents, warmList });
 
   await fastify.register(async (scope) => {
     await scope.register(multipart, {
@@ -123,7 +126,12 @@ export async function dataRoutes(
           throw error;
         }
         try {
-          return await data.import(currentUser(request).id, bytes, request.query);
+          return await data.import(
+            currentUser(request).id,
+            bytes,
+            request.query,
+            preferredEncoding(request.headers['accept-encoding']),
+          );
         } catch (error) {
           if (!(error instanceof UnreadableFileError)) throw error;
           return reply.code(400).send({
