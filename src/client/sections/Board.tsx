@@ -361,7 +361,7 @@ export function Board({
 }) {
   const { filter, filtered } = useTaskFilter();
   const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
-  const { sections, pending: sectionsPending } = useScopeSections(scope);
+  const { sections, pending: sectionsPending } = useScopeSections(scope, tasks);
   const groups = useMemo(() => groupBySection(tasks ?? [], sections), [tasks, sections]);
   const moveTask = useMoveTaskToPlace(scope);
   const { move: moveSection } = useSectionActions(projectId);
