@@ -31,9 +31,11 @@ export function TaskMeta({
   readOnly?: boolean;
 }) {
   const urgency = urgent && task.dueDate ? taskUrgency(task) : null;
-  const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  // Asked only of a timed task: reading the browser's zone costs ~0.1 ms a card, a board paints ~90.
   const otherZone =
-    task.dueTime && task.dueTimeZone && task.dueTimeZone !== localZone ? task.dueTimeZone : null;
+    task.dueTime && task.dueTimeZone && task.dueTimeZone !== Intl.DateTimeFormat().resolvedOptions().timeZone
+      ? task.dueTimeZone
+      : null;
   const cue = urgency ? URGENCY[urgency] : null;
   const Icon = cue?.icon ?? CalendarIcon;
   return (
