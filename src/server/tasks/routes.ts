@@ -62,8 +62,6 @@ export async function tasksRoutes(
   /**
    * The list in the encoding the client prefers, compressed once per cached list version rather
    * than by @fastify/compress on every answer (which leaves an answer with Content-Encoding alone).
-   */
-  /**
    * `Server-Timing: list;dur=…;desc="cached"|"read"`: the milliseconds from the request's start to
    * the bytes ready, and whether the list came from the cache, so a browser's own timings (and the
    * benches) show where a slow list's time went (issue 28).
