@@ -1,102 +1,54 @@
 // The active list in Chromium (playwright-core) at 1,000, 3,000 and 10,000 tasks: time from
-// navigation to a usable list (the first card painted and focusable), warm (the app's files in the
-// browser's cache) and cold (a signed-in person's first visit: an empty cache), each with its first
-// paint, when the scripts and the list arrived and the long tasks; JS heap and DOM size once
-// settled, scroll frame times, and at the largest size a keyboard reorder (Space, ArrowDown, Space)
-// until the move is saved. The load average is printed with each size: the figures move with it.
+// navigation to a usable list (the first card painted and focusable), with its first paint, when
+// the scripts and the list arrived (with the server's own time and whether it came from its cache:
+// Server-Timing) and the long tasks, in each case of issue 28: warm (the app's files in the
+// browser's cache), cold (a signed-in person's first visit: an empty cache), cold with the list
+// changed just before (a rename: the server reads it afresh), cold right after an import (the first
+// read of a list an import changed), and warm and cold while another person creates tasks at 100 a
+// second on the same server. JS heap and DOM size once settled, scroll frame times, and at the
+// largest size a keyboard reorder (Space, ArrowDown, Space) until the move is saved. The load
+// average is printed with each size: the figures move with it.
 //
 //   npm run build && node bench/list.bench.mjs
 //
 // BENCH_DIST: the build to run (default dist). BENCH_SIZES: e.g. 1000,3000,10000. BENCH_REPEATS:
 // runs per size (default 3; min and median are printed). CHROMIUM_PATH: the browser
 // (default /usr/lib/chromium/chromium). The server logs at its default level (LOG_LEVEL=info).
+// BENCH_BURN=N: N processes spinning a core each while measuring; they stop by themselves.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { ADMIN, median, print, startApp } from './lib/app.mjs';
-import { openBenchPage } from './lib/browser.mjs';
+import {
+  BREAKDOWN,
+  fmt,
+  importTasks,
+  loadAverage,
+  OBSERVE,
+  openBenchPage,
+  printLoads,
+} from './lib/browser.mjs';
+import { burnCpus, createPerson, createTasksInBackground } from './lib/load.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,10000').split(',').map(Number);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+const BURN = Number(process.env.BENCH_BURN ?? 0);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/lib/chromium/chromium';
 const TARGETS = { usableMs: 1000, longTaskMs: 50, heapMb: 80, frameMs: 1000 / 60 };
-
-/** A Tasklane JSON export of `count` tasks, imported in one request. */
-function exportFile(count) {
-  const tasks = Array.from({ length: count }, (_, i) => ({
-    title: `Task ${i + 1}: ${['write', 'review', 'plan', 'call', 'fix'][i % 5]} the ${['report', 'draft', 'budget', 'invoice'][i % 4]}`,
-    description: i % 3 === 0 ? `Details for task ${i + 1}, long enough to wrap on a phone.` : null,
-    dueDate: i % 4 === 0 ? `2027-0${(i % 9) + 1}-1${i % 10}` : null,
-    completed: false,
-    archived: false,
-    checklistItems: [],
-  }));
-  return JSON.stringify({ format: 'tasklane', version: 1, tasks, agents: [] });
-}
-
-/**
- * Installed before the app's own scripts: long tasks as they happen, and when the list was usable
- * (the first card is on the page and a frame has been painted with it). Watched in the page: a
- * locator's wait polls at up to 500 ms intervals, which the figure would include.
- */
-const OBSERVE = () => {
-  window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries())
-      window.__longTasks.push({ start: entry.startTime, ms: entry.duration });
-  }).observe({ type: 'longtask', buffered: true });
-  window.__usable = new Promise((resolve) => {
-    const cards = new MutationObserver(() => {
-      if (!document.querySelector('article[data-task-id]')) return;
-      cards.disconnect();
-      requestAnimationFrame(() => setTimeout(() => resolve(performance.now())));
-    });
-    cards.observe(document, { childList: true, subtree: true });
-  });
-};
-
-/** Where the load's time went, read in the page once the list is usable (all from navigation start). */
-const BREAKDOWN = () => {
-  const paint = performance.getEntriesByName('first-contentful-paint')[0];
-  const list = performance
-    .getEntriesByType('resource')
-    .find((entry) => /\/api\/tasks\?/.test(entry.name) && entry.name.includes('view=summary'));
-  const scripts = performance
-    .getEntriesByType('resource')
-    .filter((entry) => entry.initiatorType === 'script' || /\.js$/.test(entry.name));
-  return {
-    firstPaintMs: paint ? paint.startTime : Number.NaN,
-    listRequestMs: list ? list.requestStart : Number.NaN,
-    listAnswerMs: list ? list.responseEnd : Number.NaN,
-    listBytes: list ? list.transferSize : Number.NaN,
-    scriptsDoneMs: Math.max(0, ...scripts.map((entry) => entry.responseEnd)),
-    scriptBytes: scripts.reduce((sum, entry) => sum + entry.transferSize, 0),
-  };
-};
 
 /**
  * Warm: signed in through the login screen, then the app opened afresh in the same context (its
  * scripts in the HTTP cache). Cold: a new context with an empty cache whose storage already holds a
  * session (signed in through the API): a signed-in person's first visit, or the first after an
- * upgrade changed the asset names. `changeTask`: that task is renamed first, so the server reads the
- * list afresh rather than from its cache (as after an upgrade's restart, or any change to the tasks).
+ * upgrade changed the asset names. `beforeVisit(api, login)` runs just before, with that session:
+ * a rename or an import, so the list has changed since the server last read it.
  * The navigation is what is measured.
  */
-async function measureOnce(browser, url, size, { cold, reorder, changeTask }) {
-  const beforeVisit =
-    changeTask === undefined
-      ? undefined
-      : async (api, login) => {
-          const renamed = await api.request.patch(`/api/tasks/${changeTask}`, {
-            headers: { origin: url, 'user-session': login.sessionId },
-            data: { title: `Renamed at ${Date.now()}` },
-          });
-          if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
-        };
+async function measureOnce(browser, url, size, { cold, reorder, scroll: scrolling = !cold, beforeVisit }) {
   const { context, page } = await openBenchPage(browser, url, { cold, beforeVisit });
   try {
-    await page.addInitScript(OBSERVE);
+    await page.addInitScript(OBSERVE, 'article[data-task-id]');
     await page.goto('/', { waitUntil: 'commit' });
     await page.locator('article[data-task-id]').first().waitFor({ timeout: 60_000 });
     const usableMs = await page.evaluate(() => window.__usable);
@@ -104,12 +56,11 @@ async function measureOnce(browser, url, size, { cold, reorder, changeTask }) {
     await page.waitForTimeout(1500);
     const breakdown = await page.evaluate(BREAKDOWN);
     const loaded = await page.evaluate(() => ({
-      longTasks: window.__longTasks.map((t) => t.ms),
       heapMb: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : Number.NaN,
       elements: document.getElementsByTagName('*').length,
       cards: document.querySelectorAll('article[data-task-id]').length,
     }));
-    if (cold) return { size, usableMs, ...breakdown, ...loaded };
+    if (!scrolling) return { size, usableMs, ...breakdown, ...loaded };
 
     // Scrolling: 120 frames, 240 px a frame, through the list; each frame's interval.
     const scroll = await page.evaluate(
@@ -166,18 +117,7 @@ const bounded = (promise) =>
     ),
   ]);
 
-const fmt = (values, digits = 0) => {
-  const clean = values.filter((v) => Number.isFinite(v));
-  if (clean.length === 0) return 'n/a';
-  return `min ${Math.min(...clean).toFixed(digits)} / median ${median(clean).toFixed(digits)}`;
-};
 const sortedFrames = (frames) => [...frames].sort((a, b) => a - b);
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
-
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
   args: [
@@ -197,25 +137,61 @@ try {
     try {
       const setup = await browser.newContext({ baseURL: app.url });
       await setup.request.post('/api/auth/login', { data: ADMIN });
-      const imported = await setup.request.post('/api/import', {
-        headers: { origin: app.url },
-        multipart: {
-          file: { name: 'tasks.json', mimeType: 'application/json', buffer: Buffer.from(exportFile(size)) },
-        },
-      });
-      if (!imported.ok()) throw new Error(`import failed: ${await imported.text()}`);
+      await importTasks(setup.request, app.url, size);
 
       const largest = size === Math.max(...SIZES);
       const changeTask = JSON.parse(await (await setup.request.get('/api/tasks?view=summary')).text())[0].id;
       await setup.close();
-      // The three kinds of run alternate, so a change in the machine's load touches them alike.
+      const other = await createPerson(app.url, 'Other');
+      const rename = async (api, login) => {
+        const renamed = await api.request.patch(`/api/tasks/${changeTask}`, {
+          headers: { origin: app.url, 'user-session': login.sessionId },
+          data: { title: `Renamed at ${Date.now()}` },
+        });
+        if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
+      };
+      const importOne = async (api, login) =>
+        importTasks(api.request, app.url, 1, {
+          word: 'Imported',
+          headers: { 'user-session': login.sessionId },
+        });
+      /** The run while the other person creates tasks at 100 a second (bounded; stopped after it). */
+      const busy = async (options) => {
+        const creator = createTasksInBackground(app.url, other, { perSecond: 100, maxSeconds: 120 });
+        const started = Date.now();
+        let result;
+        try {
+          result = await bounded(measureOnce(browser, app.url, size, options));
+        } catch (error) {
+          await creator.stop();
+          throw error;
+        }
+        const seconds = (Date.now() - started) / 1000;
+        return { ...result, creator: await creator.stop(), seconds };
+      };
+      const burner = BURN ? burnCpus(BURN, 900) : undefined;
+      // The kinds of run alternate, so a change in the machine's load touches them alike.
       const runs = [];
       const coldRuns = [];
       const changedRuns = [];
-      for (let i = 0; i < REPEATS; i++) {
-        runs.push(await bounded(measureOnce(browser, app.url, size, { cold: false, reorder: largest })));
-        coldRuns.push(await bounded(measureOnce(browser, app.url, size, { cold: true })));
-        changedRuns.push(await bounded(measureOnce(browser, app.url, size, { cold: true, changeTask })));
+      const importedRuns = [];
+      const busyWarm = [];
+      const busyCold = [];
+      try {
+        for (let i = 0; i < REPEATS; i++) {
+          runs.push(await bounded(measureOnce(browser, app.url, size, { cold: false, reorder: largest })));
+          coldRuns.push(await bounded(measureOnce(browser, app.url, size, { cold: true })));
+          changedRuns.push(
+            await bounded(measureOnce(browser, app.url, size, { cold: true, beforeVisit: rename })),
+          );
+          importedRuns.push(
+            await bounded(measureOnce(browser, app.url, size, { cold: true, beforeVisit: importOne })),
+          );
+          busyWarm.push(await busy({ cold: false, scroll: false }));
+          busyCold.push(await busy({ cold: true }));
+        }
+      } finally {
+        burner?.stop();
       }
       const frames = runs.flatMap((r) => r.scroll.frames.slice(1));
       const sorted = sortedFrames(frames);
@@ -223,21 +199,23 @@ try {
       for (const [label, set] of [
         ['warm (the scripts cached)', runs],
         ['cold (an empty browser cache)', coldRuns],
-        ['cold, the list changed since (the server reads it afresh, as after a restart)', changedRuns],
+        [
+          'cold, the list changed since (renamed: the server reads it afresh, as after a restart)',
+          changedRuns,
+        ],
+        ['cold, right after an import (the first read of a changed list)', importedRuns],
+        ['warm, while another person creates 100 tasks/s', busyWarm],
+        ['cold, while another person creates 100 tasks/s', busyCold],
       ]) {
-        print(label);
-        print(`  usable list         ${fmt(set.map((r) => r.usableMs))} ms (target < ${TARGETS.usableMs})`);
-        print(`  first paint         ${fmt(set.map((r) => r.firstPaintMs))} ms`);
-        print(
-          `  scripts loaded      ${fmt(set.map((r) => r.scriptsDoneMs))} ms, ${fmt(set.map((r) => r.scriptBytes / 1024))} KB sent`,
-        );
-        print(`  list asked          ${fmt(set.map((r) => r.listRequestMs))} ms`);
-        print(
-          `  list answered       ${fmt(set.map((r) => r.listAnswerMs))} ms, ${fmt(set.map((r) => r.listBytes / 1024))} KB sent`,
-        );
-        print(
-          `  long tasks (load)   total ${fmt(set.map((r) => r.longTasks.reduce((a, b) => a + b, 0)))} ms, longest ${fmt(set.map((r) => Math.max(0, ...r.longTasks)))} ms`,
-        );
+        printLoads(print, label, set, { target: TARGETS.usableMs, what: 'usable list' });
+        if (set[0].creator) {
+          print(
+            `  their creates       ${fmt(set.map((r) => r.creator.created / r.seconds))} /s achieved, round trip ${fmt(
+              set.map((r) => r.creator.medianMs),
+              1,
+            )} ms median, ${set.reduce((a, r) => a + r.creator.failed, 0)} failed`,
+          );
+        }
       }
       print(
         `JS heap               ${fmt(

@@ -3,7 +3,7 @@ import './styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
-import { loadSignedInApp } from './app/routes';
+import { loadSignedInApp } from './app/signed-in-module';
 import { confirmStoredSession, takeUpSingleSignOn } from './auth/api';
 import { watchForNewBuild } from './lib/app-update';
 import { registerServiceWorker } from './lib/service-worker';

@@ -335,7 +335,14 @@ export async function buildApp(
   await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
-  await dataRoutes(app, { db: kysely, live, access, projectEvents, defaultTimeZone: config.defaultTimeZone });
+  await dataRoutes(app, {
+    db: kysely,
+    live,
+    access,
+    projectEvents,
+    defaultTimeZone: config.defaultTimeZone,
+    warmList: tasks.warmList,
+  });
   await commentRoutes(app, {
     comments: createCommentService({ db: kysely, access, projectEvents, notifications }),
   });

@@ -8,6 +8,7 @@ import { Button } from '../ui/button';
 import { ErrorBoundary } from '../ui/lazy';
 import { NotFoundPage } from './NotFoundPage';
 import { screenAt } from './screens';
+import { loadedSignedInApp, loadSignedInApp, type SignedInModule } from './signed-in-module';
 
 // Loaded only when needed, so a signed-out visitor downloads little more than the login screen.
 const ResetPasswordPage = lazy(() =>
@@ -36,19 +37,6 @@ function PageFailed() {
   );
 }
 
-type SignedInModule = typeof import('./SignedInApp');
-let signedInModule: Promise<SignedInModule> | undefined;
-let signedInLoaded: SignedInModule | undefined;
-
-/**
- * Starts loading the signed-in screens, once. main.tsx calls it before the first render when a
- * session is stored, so the download overlaps the start-up.
- */
-export function loadSignedInApp(): Promise<SignedInModule> {
-  signedInModule ??= import('./SignedInApp').then((module) => (signedInLoaded = module));
-  return signedInModule;
-}
-
 /**
  * The signed-in screens once loaded, a spinner until then. Not React.lazy: a lazy component's
  * content replaces its Suspense fallback at the earliest 300 ms after the fallback showed (React's
@@ -56,7 +44,7 @@ export function loadSignedInApp(): Promise<SignedInModule> {
  * A state update shows it as soon as it is there. A failed download throws here, as lazy did.
  */
 function SignedIn() {
-  const [loaded, setLoaded] = useState<SignedInModule | Error | undefined>(signedInLoaded);
+  const [loaded, setLoaded] = useState<SignedInModule | Error | undefined>(loadedSignedInApp);
   useEffect(() => {
     if (!loaded) loadSignedInApp().then(setLoaded, (error: unknown) => setLoaded(error as Error));
   }, [loaded]);

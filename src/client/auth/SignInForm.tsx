@@ -1,5 +1,6 @@
 import { useForm } from 'react-hook-form';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
+import { loadSignedInApp } from '../app/signed-in-module';
 import { errorMessage } from '../lib/api';
 import { lazyZodResolver } from '../lib/lazy-zod-resolver';
 import { Button } from '../ui/button';
@@ -28,6 +29,9 @@ export function SignInForm({ onSendPassword, onRequestAccess, onTwoFactor }: Sig
 
   const onSubmit = handleSubmit(async (values) => {
     failure.clear();
+    // The signed-in screens' scripts load while the server checks the password (a failed download
+    // is the signed-in screen's to show).
+    loadSignedInApp().catch(() => undefined);
     try {
       const second = await signIn(values);
       if (second) {

@@ -11,6 +11,7 @@ import {
   type CSSProperties,
   type FormEvent,
   memo,
+  startTransition,
   useCallback,
   useEffect,
   useMemo,
@@ -41,6 +42,14 @@ const ESTIMATED_CARD_PX = 76;
 const CARD_GAP_PX = 8;
 /** Cards rendered past each end of a column's visible part. */
 const OVERSCAN = 4;
+/** A column's width and the gap after it (w-72, gap-3). */
+const COLUMN_PX = 300;
+/**
+ * How many columns get their cards in the first paint: at most those a screen this wide can show.
+ * The rest get theirs right after, in a transition that yields to the browser, so a board of
+ * many columns paints its first cards without waiting for the ones out of sight (issue 28).
+ */
+const firstColumns = () => Math.ceil(window.innerWidth / COLUMN_PX);
 
 /** The board's droppables: the row of columns, and each column's cards (`none` for 'No section'). */
 export const COLUMNS_DROPPABLE = 'board-columns';
@@ -214,10 +223,13 @@ const ColumnCards = memo(function ColumnCards({
   group,
   name,
   editable,
+  deferred,
 }: {
   group: SectionGroup;
   name: string;
   editable: boolean;
+  /** Its cards are still to come (firstColumns): the column has its height, not yet its cards. */
+  deferred: boolean;
 }) {
   const { tasks } = group;
   const scrollRef = useRef<HTMLDivElement | null>(null);
@@ -264,7 +276,7 @@ const ColumnCards = memo(function ColumnCards({
                 (snapshot.isUsingPlaceholder ? ESTIMATED_CARD_PX + CARD_GAP_PX : 0),
             }}
           >
-            {virtualizer.getVirtualItems().map((item) => {
+            {(deferred ? [] : virtualizer.getVirtualItems()).map((item) => {
               const task = tasks[item.index];
               return task ? (
                 <BoardRow
@@ -291,10 +303,19 @@ type ColumnProps = {
   editable: boolean;
   /** False while a filter is on: the cards shown are not the whole order. */
   movable: boolean;
+  /** Its cards come after the first paint (firstColumns). */
+  deferred: boolean;
 };
 
 /** One column: its name and count, its section's Rename and Delete, its cards and 'Add a task'. */
-const BoardColumn = memo(function BoardColumn({ group, index, scope, editable, movable }: ColumnProps) {
+const BoardColumn = memo(function BoardColumn({
+  group,
+  index,
+  scope,
+  editable,
+  movable,
+  deferred,
+}: ColumnProps) {
   const { section } = group;
   const name = section?.name ?? SECTION_COPY.noSection;
   return (
@@ -335,7 +356,7 @@ const BoardColumn = memo(function BoardColumn({ group, index, scope, editable, m
             </span>
             {editable && section !== null && <SectionActions section={section} />}
           </div>
-          <ColumnCards group={group} name={name} editable={movable} />
+          <ColumnCards group={group} name={name} editable={movable} deferred={deferred} />
           {editable && <AddCard scope={scope} section={section} />}
         </section>
       )}
@@ -361,11 +382,15 @@ export function Board({
 }) {
   const { filter, filtered } = useTaskFilter();
   const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
-  const { sections, pending: sectionsPending } = useScopeSections(scope);
+  const { sections, pending: sectionsPending } = useScopeSections(scope, tasks);
   const groups = useMemo(() => groupBySection(tasks ?? [], sections), [tasks, sections]);
   const moveTask = useMoveTaskToPlace(scope);
   const { move: moveSection } = useSectionActions(projectId);
   const movable = editable && !filtered;
+  const [withCards, setWithCards] = useState(firstColumns);
+  useEffect(() => {
+    if (withCards < groups.length) startTransition(() => setWithCards(Number.POSITIVE_INFINITY));
+  }, [withCards, groups.length]);
 
   const onDrop = useCallback(
     ({ type, draggableId, source, destination }: DropResult) => {
@@ -419,6 +444,7 @@ export function Board({
                   scope={scope}
                   editable={editable}
                   movable={movable}
+                  deferred={index >= withCards}
                 />
               ))}
             </ListProjectContext>

@@ -5,7 +5,7 @@ import { TASKS_PATH, type TaskSummary, taskMovePath } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
 import { useProjects } from '../projects/api';
 import { invalidateTask, listKey, type TaskScope, tasksKey } from '../tasks/api';
-import { placeTask, type TaskPlace } from './grouping';
+import { needsSections, placeTask, type TaskPlace } from './grouping';
 
 /**
  * The browser's side of sections (issue 23). The query key is the URL the server's live events
@@ -26,15 +26,22 @@ const useSectionsQuery = (projectId: number | undefined) =>
   useQuery<Section[]>({ queryKey: sectionsKey(projectId ?? 0), enabled: projectId !== undefined });
 
 /**
- * The sections the list of `scope` groups by, and whether they are still to come (the list waits for
- * them rather than jump from ungrouped to grouped): the Inbox's wait for the projects first.
+ * The sections the list of `scope` groups by, and whether the list must wait for them (rather than
+ * jump from ungrouped to grouped): only while `tasks` has one in a section (needsSections), so the
+ * sections' request, which follows the projects' for the Inbox, is off the first paint's path. The
+ * Inbox's list still waits for the projects.
  */
-export function useScopeSections(scope: TaskScope): { sections: Section[]; pending: boolean } {
+export function useScopeSections(
+  scope: TaskScope,
+  tasks: readonly TaskSummary[] | undefined,
+): { sections: Section[]; pending: boolean } {
   const projects = useProjects();
   const projectId = useScopeProjectId(scope);
   const query = useSectionsQuery(projectId);
+  // The projects say which is the Inbox, and so whether its remembered view is the Board: waited for.
   const pending =
-    (scope.kind === 'inbox' && projects.isPending) || (projectId !== undefined && query.isPending);
+    (scope.kind === 'inbox' && projects.isPending) ||
+    (projectId !== undefined && query.isPending && (tasks === undefined || needsSections(tasks)));
   return { sections: query.data ?? NO_SECTIONS, pending };
 }
 

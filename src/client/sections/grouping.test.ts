@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Section } from '../../common/sections';
 import type { TaskSummary } from '../../common/tasks';
-import { groupBySection, listRows, placeAt, placeTask } from './grouping';
+import { groupBySection, listRows, needsSections, placeAt, placeTask } from './grouping';
 
 const section = (id: number, position: number): Section => ({
   id,
@@ -19,6 +19,14 @@ const tasks = [task(1, 10), task(2, null), task(3, 20), task(4, 10), task(5, 99)
 const shown = (rows: ReturnType<typeof listRows>) => rows.map((row) => row.id);
 
 describe('grouping by section', () => {
+  it('needs the sections before the first paint only when a task is in one (issue 28)', () => {
+    // 5,000 imported cards in none: the List and the Board show them at once, the sections' columns
+    // (or headers) joining after them, below or to the right, moving no card.
+    expect(needsSections([task(1, null), task(2, null)])).toBe(false);
+    expect(needsSections([])).toBe(false);
+    expect(needsSections([task(1, null), task(2, 10)])).toBe(true);
+  });
+
   it("groups 'No section' first, then the sections in their order; an unknown section counts as none", () => {
     expect(
       groupBySection(tasks, sections).map((g) => [g.section?.id ?? null, g.tasks.map((t) => t.id)]),

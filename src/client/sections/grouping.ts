@@ -19,6 +19,15 @@ export function groupBySection(tasks: readonly TaskSummary[], sections: readonly
   return [...groups.values()];
 }
 
+/**
+ * Whether the tasks cannot be shown before their sections are known: only when one is in a section.
+ * Tasks in none come first on the List and the Board alike, so the sections' headers or columns
+ * join below or to the right of them without moving a card (issue 28: a new person's 5,000
+ * imported cards waited for the projects, then the sections, then the list's read on the server).
+ */
+export const needsSections = (tasks: readonly TaskSummary[]): boolean =>
+  tasks.some((task) => task.sectionId !== null);
+
 /** Where a task goes: into a section (null: none), just after `afterId` there (null: on top). */
 export type TaskPlace = { sectionId: number | null; afterId: number | null };
 

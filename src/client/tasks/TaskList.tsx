@@ -225,7 +225,7 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
   const reorder = useReorderTasks(scope);
   // Issue 23: grouped by the sections of the Inbox or the project, when it has any.
   const projectId = useScopeProjectId(scope);
-  const { sections, pending: sectionsPending } = useScopeSections(scope);
+  const { sections, pending: sectionsPending } = useScopeSections(scope, tasks);
   const { collapsed, setCollapsed } = useCollapsedSections(projectId);
   const rows = useMemo(
     () => (tasks ? listRows(tasks, sections, collapsed) : []),

@@ -33,7 +33,8 @@ export function TaskMeta({
   readOnly?: boolean;
 }) {
   const urgency = urgent && task.dueDate ? taskUrgency(task) : null;
-  // Compared as zones: the browser names some by ICU's old names ('Asia/Calcutta'), tasks by IANA's.
+  // Asked only of a timed task (a board paints ~90 cards), and compared as zones: the browser names
+  // some by ICU's old names ('Asia/Calcutta'), tasks by IANA's.
   const otherZone =
     task.dueTime && task.dueTimeZone && !sameTimeZone(task.dueTimeZone, browserTimeZone())
       ? task.dueTimeZone

@@ -73,6 +73,35 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     };
   };
 
+  it('leaves the list it changed read and cached: the first GET after an import is the cache’s (issue 28)', async () => {
+    const tasks = Array.from({ length: 3000 }, (_, i) => ({ title: `Imported ${i + 1}`, completed: false }));
+    const file = JSON.stringify({ format: 'tasklane', version: 1, tasks, agents: [] });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/import',
+      headers: {
+        ...alice.headers,
+        'accept-encoding': 'gzip, deflate, br',
+        'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+      },
+      payload: multipart(file, 'tasks.json'),
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const list = () =>
+      t.app.inject({
+        method: 'GET',
+        url: '/api/tasks?view=summary',
+        headers: { ...alice.headers, 'accept-encoding': 'gzip, deflate, br' },
+      });
+    const first = await list();
+    expect(first.headers['content-encoding']).toBe('br');
+    expect(first.headers['server-timing']).toMatch(/^list;dur=[\d.]+;desc="cached"$/);
+    const [top] = (await alice.request('GET', '/api/tasks?view=summary')).json() as Task[];
+    await alice.request('PATCH', `/api/tasks/${top!.id}`, { title: 'Renamed' });
+    // Any other change leaves the list to its next reader, as before.
+    expect((await list()).headers['server-timing']).toMatch(/^list;dur=[\d.]+;desc="read"$/);
+  });
+
   it('round-trips JSON into another account: tasks, checklist items, agents and their links', async () => {
     const agent = (
       await alice.request('POST', '/api/ai-agents', { title: 'Writer', prompt: 'Write it' })

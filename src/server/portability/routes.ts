@@ -17,11 +17,13 @@ import {
 } from '../../common/data';
 import type { Access } from '../access';
 import type { Database } from '../db/schema';
+import { preferredEncoding } from '../http/compression';
 import { HttpError } from '../http/errors';
 import { currentUser, requireUser } from '../http/session';
 import type { ZodTypeProvider } from '../http/zod';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
+import type { TaskService } from '../tasks/service';
 import { UnreadableFileError } from './parse';
 import { createDataService } from './service';
 
@@ -32,6 +34,7 @@ export interface DataFeatureDeps {
   projectEvents: ProjectEvents;
   /** A person's zone until they or their browser set one (issue 28). */
   defaultTimeZone: string;
+  warmList: TaskService['warmList'];
 }
 
 const MB = DATA_LIMITS.importBytes / (1024 * 1024);
@@ -122,7 +125,12 @@ export async function dataRoutes(fastify: FastifyInstance, deps: DataFeatureDeps
           throw error;
         }
         try {
-          return await data.import(currentUser(request).id, bytes, request.query);
+          return await data.import(
+            currentUser(request).id,
+            bytes,
+            request.query,
+            preferredEncoding(request.headers['accept-encoding']),
+          );
         } catch (error) {
           if (!(error instanceof UnreadableFileError)) throw error;
           return reply.code(400).send({

@@ -14,7 +14,9 @@ import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
 import { sectionsNamed } from '../sections/service';
 import { insertTasksOnTop } from '../tasks/bulk';
+import type { ListEncoding } from '../tasks/list-cache';
 import { toTask } from '../tasks/repository';
+import type { TaskService } from '../tasks/service';
 import { keepLeadingQuote } from './formulas';
 import { type ParsedFile, parseImportFile } from './parse';
 import { createDataRepository } from './repository';
@@ -30,6 +32,8 @@ export interface DataServiceDeps {
   projectEvents: ProjectEvents;
   /** A person's zone until they or their browser set one (issue 28). */
   defaultTimeZone: string;
+  /** Reads a project's list into the tasks' list cache (../tasks/service). */
+  warmList: TaskService['warmList'];
 }
 
 /**
@@ -37,7 +41,14 @@ export interface DataServiceDeps {
  * export holds the caller's Inbox and the projects they own (issue 21), not those they are only a
  * member of; an import goes into a project where the caller is editor or more, by default the Inbox.
  */
-export function createDataService({ db, live, access, projectEvents, defaultTimeZone }: DataServiceDeps) {
+export function createDataService({
+  db,
+  live,
+  access,
+  projectEvents,
+  defaultTimeZone,
+  warmList,
+}: DataServiceDeps) {
   const data = createDataRepository(db);
 
   /** The caller's tasks to export: the Inbox first, then every project they own. */
@@ -138,6 +149,7 @@ export function createDataService({ db, live, access, projectEvents, defaultTime
       userId: number,
       file: Buffer,
       { dryRun, projectId: target }: { dryRun: boolean; projectId?: number },
+      encoding: ListEncoding | null = null,
     ): Promise<ImportResult> {
       const { id: projectId } = await access.requireWritableProject({ id: userId }, target);
       // A due time in a file without its zone (a Todoist row without TIMEZONE) is read in the importer's.
@@ -159,6 +171,10 @@ export function createDataService({ db, live, access, projectEvents, defaultTime
       };
       if (dryRun || (parsed.tasks.length === 0 && parsed.agents.length === 0)) return result;
       await db.transaction().execute(async (trx) => write(trx, userId, projectId, parsed));
+      // The list is read once here, before every open page of the project is told to read it:
+      // their GETs (and the importer's next screen, a board of thousands) are then the cache's.
+      // Not the import's failure if that read fails: the next GET reads it again, and says why.
+      await warmList(userId, projectId, encoding).catch(() => undefined);
       await projectEvents(
         [projectId],
         [TASKS_PATH, ARCHIVED_TASKS_PATH, PROJECTS_PATH, projectSectionsPath(projectId)],

@@ -10,6 +10,9 @@ export interface ListBody {
   encoded(encoding: ListEncoding): Buffer;
 }
 
+/** A list as one GET answers it: its body, and whether it came from the cache or was read anew. */
+export type ListAnswer = ListBody & { cached: boolean };
+
 /** Brotli at quality 4 (what @fastify/compress uses): a 200-task list in about a millisecond. */
 const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } };
 

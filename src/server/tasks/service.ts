@@ -28,6 +28,7 @@ import { createGroupCommit } from '../db/group-commit';
 import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
+import { COMPRESS_THRESHOLD } from '../http/compression';
 import { badRequest } from '../http/errors';
 import { type ChangeEvent, type ProjectEvents, taskChange } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
@@ -36,7 +37,7 @@ import type { SectionService } from '../sections/service';
 import { type Clock, systemClock } from '../time/clock';
 import { insertTasksOnTop } from './bulk';
 import { doneAfter } from './done';
-import { createListCache, type ListBody, listBody } from './list-cache';
+import { createListCache, type ListAnswer, type ListEncoding, listBody } from './list-cache';
 import {
   createTaskRepository,
   type DueDays,
@@ -252,22 +253,30 @@ export function createTaskService({
    * read anew when filtered or spanning projects, so it is never stale. The caller's membership and
    * the version are one query (the access module's listScope).
    */
-  const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListBody> => {
+  const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListAnswer> => {
     const span = await spanOf(userId, query);
-    if (span) return filteredList(userId, span, archived, query);
+    if (span) return { ...(await filteredList(userId, span, archived, query)), cached: false };
     const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
     const scope = await access.listScope(userId, projectId);
     if (!scope) throw projectNotFound();
-    if (isFiltered(query)) return filteredList(userId, { projectIds: [scope.projectId] }, archived, query);
+    if (isFiltered(query)) {
+      return {
+        ...(await filteredList(userId, { projectIds: [scope.projectId] }, archived, query)),
+        cached: false,
+      };
+    }
     const key = `${scope.projectId}:${archived ? 'archived' : 'active'}:${query.view ?? 'full'}`;
     const cached = lists.get(key, scope.version);
-    if (cached) return cached;
+    if (cached) return { ...cached, cached: true };
     const [rows, assignees, labels] = await Promise.all([
       archived ? tasks.listArchived(scope.projectId) : tasks.listActive(scope.projectId),
       tasks.assigneesInProject(scope.projectId, archived),
       tasks.labelsInProject(scope.projectId, archived),
     ]);
-    return lists.set(key, scope.version, serialise(rows, { assignees, labels }, query.view));
+    return {
+      ...lists.set(key, scope.version, serialise(rows, { assignees, labels }, query.view)),
+      cached: false,
+    };
   };
 
   /** The new assignees, when each is a member of the project; else 400 naming the first who is not. */
@@ -317,12 +326,22 @@ export function createTaskService({
      * GET /api/tasks as JSON bytes (and compressed, on demand): the active tasks of the caller's
      * Inbox, of the project named, or of every project (`projectId=all`, `assignee=me`).
      */
-    activeList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListBody> =>
+    activeList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListAnswer> =>
       list(userId, false, query),
 
     /** GET /api/tasks/archived likewise: most recently archived first. */
-    archivedList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListBody> =>
+    archivedList: async (userId: Caller, query: TaskListRouteQuery = {}): Promise<ListAnswer> =>
       list(userId, true, query),
+
+    /**
+     * Reads a project's active list as the app asks for it (`view=summary`) into the cache, in the
+     * encoding the caller's browser takes, so the first GET after a large change (an import) is the
+     * cache's: it is the one every member's open page sends at once (issue 28, decision 049).
+     */
+    async warmList(userId: Caller, projectId: number, encoding: ListEncoding | null): Promise<void> {
+      const body = await list(userId, false, { projectId, view: 'summary' });
+      if (encoding && body.size >= COMPRESS_THRESHOLD) body.encoded(encoding);
+    },
 
     async get(userId: Caller, id: number): Promise<Task> {
       const { task } = await access.requireTask(user(userId), id, 'viewer');
