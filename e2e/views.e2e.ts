@@ -418,9 +418,10 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
     await page.reload();
     await cell(day).getByRole('link', { name: 'Pay rent' }).waitFor();
 
-    // A task dragged by keyboard to the next day (the day before, on the grid's last day) is due
-    // then: Space lifts the chip, an arrow key carries it to the neighbouring day, Space drops it.
-    const forward = (await cell(addDays(day, 1)).count()) > 0;
+    // A task dragged by keyboard to the next day (the day before, on a Sunday: the arrow keys carry a
+    // chip to the day beside it in its week's row) is due then: Space lifts the chip, an arrow key
+    // carries it to the neighbouring day, Space drops it.
+    const forward = dayAfterKey(day, 'End', 1) !== day;
     const target = forward ? addDays(day, 1) : addDays(day, -1);
     const chip = cell(day).getByRole('link', { name: 'Pay rent' });
     const over = () =>
