@@ -4,7 +4,6 @@ import { PROJECT_COPY } from '../src/client/projects/copy';
 import { SECTION_COPY } from '../src/client/sections/copy';
 import type { Project } from '../src/common/projects';
 import type { Section } from '../src/common/sections';
-import { THEME_STORAGE_KEY } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import { VIEWPORTS } from './accessibility';
 import {
@@ -16,7 +15,7 @@ import {
   dragAnnouncement,
   expectAccessible,
   framesDrawn,
-  openContext,
+  openThemedPage,
   signIn,
 } from './harness';
 
@@ -29,7 +28,6 @@ import {
  */
 describeBrowser('sections and the board in the browser', () => {
   const suite = browserSuite();
-  const { opened } = suite;
 
   type Options = {
     theme?: 'light' | 'dark';
@@ -38,21 +36,10 @@ describeBrowser('sections and the board in the browser', () => {
   };
 
   async function signedIn({ theme = 'light', viewport = VIEWPORTS.desktop, hasTouch }: Options = {}) {
-    const context = await openContext(suite.browser, { baseURL: suite.server.url, viewport, hasTouch });
-    await context.addInitScript(
-      ([key, value]) => localStorage.setItem(key!, value!),
-      [THEME_STORAGE_KEY, theme],
-    );
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
-    });
-    opened.push({ context, page, errors });
+    const page = await openThemedPage(suite, { theme, viewport, hasTouch });
     await page.goto('/');
     await signIn(page, ADMIN.username, ADMIN.password);
-    return { page, context };
+    return { page, context: page.context() };
   }
 
   let projects = 0;

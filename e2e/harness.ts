@@ -13,6 +13,7 @@ import {
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { LIVE_EVENTS_PATH } from '../src/common/live';
+import { THEME_STORAGE_KEY } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import { budget } from './time-budget';
 
@@ -226,6 +227,34 @@ export async function openContext(
   return context;
 }
 
+/** The page's uncaught exceptions and console errors (not the browser's own 4xx load notices), as they come. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+  });
+  return errors;
+}
+
+/**
+ * A page in a context of its own on the suite's server, in `theme`, watched for errors and closed
+ * (its errors asserted) after the test, like every page in `suite.opened`. Not yet navigated.
+ */
+export async function openThemedPage(
+  suite: BrowserSuite,
+  { theme = 'light', ...contextOptions }: BrowserContextOptions & { theme?: 'light' | 'dark' } = {},
+): Promise<Page> {
+  const context = await openContext(suite.browser, { baseURL: suite.server.url, ...contextOptions });
+  await context.addInitScript(
+    ([key, value]) => localStorage.setItem(key!, value!),
+    [THEME_STORAGE_KEY, theme],
+  );
+  const page = await context.newPage();
+  suite.opened.push({ context, page, errors: watchErrors(page) });
+  return page;
+}
+
 /** A new browser context (its own storage) on the server, with clipboard access. */
 export async function openPage(
   browser: Browser,
@@ -240,11 +269,7 @@ export async function openPage(
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
-  });
+  const errors = watchErrors(page);
   // A violation the page's code catches (as Zod's probe for eval did) reaches no console event: the
   // page's own securitypolicyviolation event is what every violation raises.
   await page.exposeFunction('reportCspViolation', (text: string) => errors.push(text));

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { PROJECT_COPY } from '../src/client/projects/copy';
 import type { CredentialsResponse } from '../src/common/admin';
 import type { Project } from '../src/common/projects';
-import { COPY, THEME_STORAGE_KEY, TOASTS } from '../src/common/spec';
+import { COPY, TOASTS } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import { VIEWPORTS } from './accessibility';
 import {
@@ -16,7 +16,7 @@ import {
   dragAnnouncement,
   expectAccessible,
   framesDrawn,
-  openContext,
+  openThemedPage,
   screenshot,
   signIn,
   unnamedFormFields,
@@ -32,7 +32,6 @@ import {
  */
 describeBrowser('projects in the browser', () => {
   const suite = browserSuite();
-  const { opened } = suite;
 
   type Options = { theme?: 'light' | 'dark'; viewport?: { width: number; height: number }; path?: string };
 
@@ -42,18 +41,7 @@ describeBrowser('projects in the browser', () => {
     password: string = ADMIN.password,
     { theme = 'light', viewport = VIEWPORTS.desktop, path = '/' }: Options = {},
   ): Promise<Page> {
-    const context = await openContext(suite.browser, { baseURL: suite.server.url, viewport });
-    await context.addInitScript(
-      ([key, value]) => localStorage.setItem(key!, value!),
-      [THEME_STORAGE_KEY, theme],
-    );
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
-    });
-    opened.push({ context, page, errors });
+    const page = await openThemedPage(suite, { theme, viewport });
     await page.goto('/');
     await signIn(page, username, password);
     if (path !== '/') {

@@ -10,7 +10,7 @@ import type { CredentialsResponse } from '../src/common/admin';
 import type { PublicUser } from '../src/common/auth';
 import { dateInZone } from '../src/common/due';
 import type { Project, ProjectRole } from '../src/common/projects';
-import { COPY, THEME_STORAGE_KEY } from '../src/common/spec';
+import { COPY } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import { VIEWPORTS } from './accessibility';
 import {
@@ -21,7 +21,7 @@ import {
   describeBrowser,
   expectAccessible,
   framesDrawn,
-  openContext,
+  openThemedPage,
   screenshot,
   signIn,
 } from './harness';
@@ -58,23 +58,7 @@ describeBrowser('each role sees only the controls it may use', () => {
     theme: 'light' | 'dark' = 'light',
     viewport: { width: number; height: number } = VIEWPORTS.desktop,
   ): Promise<Page> {
-    const context = await openContext(suite.browser, {
-      baseURL: suite.server.url,
-      viewport,
-      timezoneId: ZONE,
-      locale: 'en-GB',
-    });
-    await context.addInitScript(
-      ([key, value]) => localStorage.setItem(key!, value!),
-      [THEME_STORAGE_KEY, theme],
-    );
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
-    });
-    suite.opened.push({ context, page, errors });
+    const page = await openThemedPage(suite, { theme, viewport, timezoneId: ZONE, locale: 'en-GB' });
     await page.goto('/');
     await signIn(page, username, password);
     // The browser's zone is the account's (set at sign-in): Today is Berlin's day.

@@ -5,7 +5,6 @@ import { dayAfterKey, longDayHeading } from '../src/client/views/days';
 import type { PublicUser } from '../src/common/auth';
 import { addDays, dateInZone } from '../src/common/due';
 import type { Project } from '../src/common/projects';
-import { THEME_STORAGE_KEY } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
 import { VIEWPORTS } from './accessibility';
 import {
@@ -16,7 +15,7 @@ import {
   dragAnnouncement,
   expectAccessible,
   framesDrawn,
-  openContext,
+  openThemedPage,
   screenshot,
   signIn,
 } from './harness';
@@ -34,23 +33,7 @@ describeBrowser('Today, Upcoming and the calendar in the browser', () => {
 
   type Viewport = { width: number; height: number };
   async function signedIn(theme: 'light' | 'dark' = 'light', viewport: Viewport = VIEWPORTS.desktop) {
-    const context = await openContext(suite.browser, {
-      baseURL: suite.server.url,
-      viewport,
-      timezoneId: ZONE,
-      locale: 'en-GB',
-    });
-    await context.addInitScript(
-      ([key, value]) => localStorage.setItem(key!, value!),
-      [THEME_STORAGE_KEY, theme],
-    );
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
-    });
-    suite.opened.push({ context, page, errors });
+    const page = await openThemedPage(suite, { theme, viewport, timezoneId: ZONE, locale: 'en-GB' });
     await page.goto('/');
     await signIn(page);
     // The browser's zone is the account's (set at sign-in): the views' days are Berlin's.
