@@ -45,6 +45,12 @@ export const taskSchema = z.object({
   priority: z.number().int().min(1).max(4),
   /** Everyone's labels on the task (each person tags with their own), by name. */
   labels: z.array(taskLabelSchema),
+  /** The task this one is a sub-task of (issue 29), in the same project and section; null: top-level. */
+  parentId: z.number().nullable(),
+  /** Its direct sub-tasks: completed ones and in all. */
+  subtasks: z.object({ done: z.number(), total: z.number() }),
+  /** How many tasks that block this one are still open (issue 29). */
+  blockedBy: z.number(),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -73,6 +79,8 @@ export const TASK_LIMITS = {
   reorderMax: 10_000,
   queryMax: 500,
   assigneesMax: 10,
+  /** Sub-tasks nest at most this many levels below a top-level task (issue 29). */
+  subtaskDepth: 4,
 } as const;
 
 export const TASK_MESSAGES = {
@@ -91,6 +99,11 @@ export const TASK_MESSAGES = {
   priorityFilterInvalid: 'priority must list priorities from 1 to 4, separated by commas (priority=1,2)',
   labelFilterInvalid: `label must name a label of ${LABEL_LIMITS.nameMin} to ${LABEL_LIMITS.nameMax} characters`,
   labelFilterTooMany: `label may be given at most ${LABEL_LIMITS.perTask} times`,
+  parentLoop: 'parentId would make a loop',
+  parentTooDeep: `parentId would nest sub-tasks more than ${TASK_LIMITS.subtaskDepth} levels deep`,
+  parentOtherProject: 'parentId must name a task in the same project',
+  parentNotFound: 'parentId names no task you can see',
+  moveAfterSibling: 'afterId must name a task with the same parent',
 } as const;
 
 const prioritySchema = z
@@ -205,6 +218,13 @@ const aiDraftSchema = z
   .max(TASK_LIMITS.aiDraftMax, `aiDraft must be at most ${TASK_LIMITS.aiDraftMax} characters`)
   .nullable();
 
+/** A task to nest under (issue 29), or null for none. */
+const parentIdSchema = idSchema('parentId')
+  .nullable()
+  .meta({
+    description: `The task this one is a sub-task of, in the same project; null for a top-level task. At most ${TASK_LIMITS.subtaskDepth} levels below a top-level task.`,
+  });
+
 /**
  * POST /api/tasks. The client sends userId 1 and position 0 (spec §7, §9): both are accepted and
  * ignored, because the owner comes from the session and a new task always goes to the top.
@@ -228,6 +248,8 @@ export const createTaskBodySchema = z
     sectionId: taskSectionIdSchema.optional().transform((v) => v ?? null),
     priority: prioritySchema.optional(),
     labelIds: labelIdsSchema.optional(),
+    /** Issue 29: the task to create it under (editor or more in its project, which it joins). */
+    parentId: parentIdSchema.optional().transform((v) => v ?? null),
   })
   // A request for the API document to show (the API tests send it). Not `examples`: Zod gives
   // those to the output side of a schema that transforms.
@@ -268,6 +290,8 @@ export const updateTaskBodySchema = z.strictObject({
   priority: prioritySchema.optional(),
   /** Replaces the caller's own labels on the task; other people's labels on it stay. */
   labelIds: labelIdsSchema.optional(),
+  /** Issue 29: puts the task (and its subtree) under another task of its project; null: top-level. */
+  parentId: parentIdSchema.optional(),
 });
 export type UpdateTaskBody = z.input<typeof updateTaskBodySchema>;
 export type UpdateTaskInput = z.output<typeof updateTaskBodySchema>;
@@ -419,6 +443,10 @@ export const taskListQuerySchema = z
         .max(LABEL_LIMITS.perTask, TASK_MESSAGES.labelFilterTooMany)
         .optional(),
     ),
+    /** Issue 29: only the direct sub-tasks of this task, in their order. */
+    parentId: optionalParam(
+      z.coerce.number({ error: 'parentId must be a number' }).pipe(idSchema('parentId')),
+    ),
     /** The list's order: `manual` (the default) is the list's own. */
     sort: optionalParam(z.enum(TASK_SORTS, { error: `sort must be one of ${TASK_SORTS.join(', ')}` })),
   })
@@ -449,4 +477,5 @@ export const isFiltered = (query: TaskListQuery): boolean =>
   query.dueTo !== undefined ||
   query.priority !== undefined ||
   query.label !== undefined ||
+  query.parentId !== undefined ||
   (query.sort !== undefined && query.sort !== 'manual');

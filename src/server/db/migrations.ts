@@ -1075,6 +1075,61 @@ function timeZoneChosen(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 29: structure. A task may sit under another (`parent_id`, the adjacency list of decision
+ * 050): its subtree goes with it when it is deleted (the foreign key cascades). Relations between
+ * tasks are one row each (`blocks`, `relates_to`, `duplicate_of`; 'blocked_by' is `blocks` read from
+ * the other side). Templates keep a project's open tasks as JSON, their owner's alone.
+ */
+function structure(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('parent_id', 'integer', (col) => col.references('tasks.id').onDelete('cascade'))
+        .execute();
+      await db.schema
+        .createIndex('tasks_parent_idx')
+        .on('tasks')
+        .columns(['parent_id', 'position'])
+        .execute();
+      await db.schema
+        .createTable('task_relations')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('task_id', 'integer', (col) => col.notNull().references('tasks.id').onDelete('cascade'))
+        .addColumn('other_task_id', 'integer', (col) =>
+          col.notNull().references('tasks.id').onDelete('cascade'),
+        )
+        .addColumn('kind', 'text', (col) => col.notNull())
+        .addColumn('created_by', 'integer', (col) => col.references('users.id').onDelete('set null'))
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('task_relations_pair_key')
+        .unique()
+        .on('task_relations')
+        .columns(['task_id', 'other_task_id', 'kind'])
+        .execute();
+      await db.schema
+        .createIndex('task_relations_other_idx')
+        .on('task_relations')
+        .column('other_task_id')
+        .execute();
+      await db.schema
+        .createTable('templates')
+        .addColumn('id', 'integer', c.id)
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('data', 'text', (col) => col.notNull())
+        .addColumn('task_count', 'integer', (col) => col.notNull())
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('templates_user_idx').on('templates').column('user_id').execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -1102,6 +1157,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0021_webhooks': webhooks(dialect),
         '0022_token_limits': tokenLimits(dialect),
         '0023_time_zone_chosen': timeZoneChosen(dialect),
+        '0024_structure': structure(dialect),
       };
     },
   };

@@ -207,6 +207,31 @@ export interface TasksTable {
   section_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** 1 (urgent) to 4 (none), migration 0018. */
   priority: ColumnType<number, number | undefined, number>;
+  /** The task it is a sub-task of (migration 0024), in the same project and section; null: top-level. */
+  parent_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/**
+ * A relation between two tasks (migration 0024): `task_id` blocks, relates to or duplicates
+ * `other_task_id`. 'blocked_by' is stored as `blocks` from the other side.
+ */
+export interface TaskRelationsTable {
+  id: Generated<number>;
+  task_id: number;
+  other_task_id: number;
+  kind: 'blocks' | 'relates_to' | 'duplicate_of';
+  created_by: number | null;
+  created_at: Timestamp;
+}
+
+/** A person's project template (migration 0024): `data` is its JSON (src/common/templates.ts). */
+export interface TemplatesTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  data: string;
+  task_count: number;
+  created_at: Timestamp;
 }
 
 /** A person's label (migration 0018): name_key is the name folded for case, unique per person. */
@@ -555,6 +580,8 @@ export interface Database {
   push_subscriptions: PushSubscriptionsTable;
   labels: LabelsTable;
   task_labels: TaskLabelsTable;
+  task_relations: TaskRelationsTable;
+  templates: TemplatesTable;
   saved_filters: SavedFiltersTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -295,6 +295,7 @@ export async function createMcpServer(
           archived: false,
           contextId: agentId ?? null,
           sectionId: null,
+          parentId: null,
         });
         return `Created ${named(task)}\n${taskLine(task)}`;
       }),

@@ -8,8 +8,20 @@ import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool, toIso, toIsoOrNull } from '../db/values';
 import { containsWord, searchWords } from './search';
 
+/** What a task's structure (issue 29) adds to its row: its direct sub-tasks and its open blockers. */
+export interface TaskStructure {
+  subtasks: { done: number; total: number };
+  blockedBy: number;
+}
+const NO_STRUCTURE: TaskStructure = { subtasks: { done: 0, total: 0 }, blockedBy: 0 };
+
 /** The only shape of a task that leaves the server; `assigneeIds` come from task_assignees, `labels` from task_labels. */
-export function toTask(row: TaskRow, assigneeIds: number[] = [], labels: TaskLabel[] = []): Task {
+export function toTask(
+  row: TaskRow,
+  assigneeIds: number[] = [],
+  labels: TaskLabel[] = [],
+  structure: TaskStructure = NO_STRUCTURE,
+): Task {
   return {
     id: row.id,
     userId: row.user_id,
@@ -37,6 +49,9 @@ export function toTask(row: TaskRow, assigneeIds: number[] = [], labels: TaskLab
     sectionId: row.section_id ?? null,
     priority: row.priority ?? 4,
     labels,
+    parentId: row.parent_id ?? null,
+    subtasks: structure.subtasks,
+    blockedBy: structure.blockedBy,
   };
 }
 

@@ -150,6 +150,9 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         sectionId: null,
         priority: 4,
         labels: [],
+        parentId: null,
+        subtasks: { done: 0, total: 0 },
+        blockedBy: 0,
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);

@@ -216,6 +216,23 @@ const COLUMNS = {
     recurrence_from: 'text',
     section_id: 'id?',
     priority: 'integer',
+    parent_id: 'id?',
+  },
+  task_relations: {
+    id: 'id',
+    task_id: 'id',
+    other_task_id: 'id',
+    kind: 'text',
+    created_by: 'id?',
+    created_at: 'timestamp',
+  },
+  templates: {
+    id: 'id',
+    user_id: 'id',
+    name: 'text',
+    data: 'text',
+    task_count: 'integer',
+    created_at: 'timestamp',
   },
   task_assignees: {
     task_id: 'id',
@@ -408,6 +425,8 @@ export const LATER_TABLES: ReadonlySet<ArchivedTable> = new Set([
   'labels',
   'task_labels',
   'saved_filters',
+  'task_relations',
+  'templates',
 ]);
 
 /** Columns added after the first archives were written, with the value an older archive's rows get. */
@@ -421,6 +440,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     recurrence_from: 'due',
     section_id: null,
     priority: 4,
+    parent_id: null,
   },
   users: { time_zone: null, time_zone_chosen: false },
   api_tokens: { can_write: true, project_ids: null },
