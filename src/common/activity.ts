@@ -21,6 +21,9 @@ export const ACTIVITY_KINDS = [
   // Issue 23.
   'priority_changed',
   'labels_changed',
+  // Issue 29: a dependency added or removed (nothing of the other task, which not everyone may see).
+  'relation_added',
+  'relation_removed',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

@@ -99,5 +99,9 @@ export function activitySentence({ actorName: who, kind, data }: ActivityEntry):
       ];
       return `${who} ${parts.length > 0 ? parts.join('; ') : 'changed the labels'}`;
     }
+    case 'relation_added':
+      return `${who} added a dependency`;
+    case 'relation_removed':
+      return `${who} removed a dependency`;
   }
 }
