@@ -61,6 +61,7 @@ describe.each(testDialects)('dependencies between tasks on %s', (dialect) => {
       kind,
       taskId: a.id,
       otherTaskId: b.id,
+      otherProjectId: projectId,
       otherTitle: 'B',
       otherCompleted: false,
       createdAt: expect.any(String),

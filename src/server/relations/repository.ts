@@ -78,6 +78,7 @@ export function createRelationRepository(db: Kysely<Database>) {
       kind: row.task_id === taskId ? row.kind : INVERSE_RELATION[row.kind],
       taskId,
       otherTaskId: row.other_id,
+      otherProjectId: row.other_project_id,
       otherTitle: row.other_title,
       otherCompleted: toBool(row.other_completed) || toBool(row.other_archived),
       createdAt: toIso(row.created_at),
