@@ -545,6 +545,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         ['update_task', { taskId: task.id, title: 'Viewed' }],
         ['complete_task', { taskId: task.id }],
         ['create_task', { title: 'Not mine to add', projectId: project.id }],
+        ['add_relation', { taskId: task.id, kind: 'relates_to', otherTaskId: task.id }],
       ] as const) {
         const refused = await viewer.call(name, args);
         expect(refused.isError, name).toBe(true);
@@ -555,6 +556,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         ['get_task', { taskId: task.id }],
         ['update_task', { taskId: task.id, title: 'Mine now' }],
         ['complete_task', { taskId: task.id }],
+        ['add_relation', { taskId: task.id, kind: 'blocks', otherTaskId: task.id }],
       ] as const) {
         const refused = await outsider.call(name, args);
         expect(refused.isError, name).toBe(true);
