@@ -77,6 +77,12 @@ describeBrowser('dependencies in the browser', () => {
     expect(await section.getByRole('option').allTextContents()).toEqual(['Gather the figures']);
     await page.keyboard.press('ArrowDown');
     expect(await search.getAttribute('aria-activedescendant')).toBe(await option.getAttribute('id'));
+    // The open list too: its options, the one pointed at, the input's ARIA.
+    await expectAccessible(
+      page,
+      'the dependency combobox, open',
+      `article[data-task-id="${report.id}"] > div.border-t`,
+    );
     await page.keyboard.press('Enter');
 
     const link = section.getByRole('link', { name: 'Gather the figures' });
