@@ -25,6 +25,9 @@ export const ACTIVITY_KINDS = [
   'subtask_added',
   'moved_under',
   'made_top_level',
+  // Issue 29: a dependency added or removed (nothing of the other task, which not everyone may see).
+  'relation_added',
+  'relation_removed',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 

@@ -52,6 +52,8 @@ export const relationSchema = z.object({
   /** The task the relation is read from (the one in the path). */
   taskId: z.number(),
   otherTaskId: z.number(),
+  /** The other task's project, for a link to it (the caller can see it, or the relation is not listed). */
+  otherProjectId: z.number(),
   otherTitle: z.string(),
   otherCompleted: z.boolean(),
   createdAt: z.string(),

@@ -70,6 +70,8 @@ import { projectRoutes } from './projects/routes';
 import { createProjectService } from './projects/service';
 import { pushRoutes } from './push/routes';
 import { createPushService, type PushService } from './push/service';
+import { relationRoutes } from './relations/routes';
+import { createRelationService } from './relations/service';
 import { reminderRoutes } from './reminders/routes';
 import { createReminderService } from './reminders/service';
 import { sectionRoutes } from './sections/routes';
@@ -346,6 +348,8 @@ export async function buildApp(
   await commentRoutes(app, {
     comments: createCommentService({ db: kysely, access, projectEvents, notifications }),
   });
+  const relations = createRelationService({ db: kysely, access, projectEvents });
+  await relationRoutes(app, { relations });
   await reminderRoutes(app, { reminders });
   await notificationRoutes(app, { notifications });
   await activityRoutes(app, { db, access });
@@ -385,6 +389,7 @@ export async function buildApp(
     checklists,
     agents: createAgentRepository(kysely),
     projects,
+    relations,
     logger,
   });
 

@@ -105,5 +105,9 @@ export function activitySentence({ actorName: who, kind, data }: ActivityEntry):
       return `${who} ${SUBTASK_ACTIVITY_TEXT.movedUnder(text(data, 'parentTitle') ?? '')}`;
     case 'made_top_level':
       return `${who} ${SUBTASK_ACTIVITY_TEXT.madeTopLevel}`;
+    case 'relation_added':
+      return `${who} added a dependency`;
+    case 'relation_removed':
+      return `${who} removed a dependency`;
   }
 }

@@ -12,6 +12,7 @@ import { cn } from '../lib/cn';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
 import { shortcutFor } from '../lib/shortcuts';
 import { useTaskPermissions } from '../projects/api';
+import { DependenciesSection } from '../relations/DependenciesSection';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
 import { errorToast, successToast } from '../ui/toasts';
@@ -288,6 +289,7 @@ export const TaskCard = memo(function TaskCard({
           )}
           {editable && <TaskTagsEditor task={task} update={update} />}
           <ChecklistPanel taskId={task.id} can={can} />
+          <DependenciesSection task={task} can={can} />
           {editable && <TaskReminders task={task} />}
           {details ? (
             <>

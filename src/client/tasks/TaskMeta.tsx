@@ -1,4 +1,11 @@
-import { AlarmClockIcon, CalendarIcon, CircleAlertIcon, ListChecksIcon, RepeatIcon } from 'lucide-react';
+import {
+  AlarmClockIcon,
+  BanIcon,
+  CalendarIcon,
+  CircleAlertIcon,
+  ListChecksIcon,
+  RepeatIcon,
+} from 'lucide-react';
 import { recurrenceText } from '../../common/recurrence';
 import type { TaskSummary } from '../../common/tasks';
 import { sameTimeZone } from '../../common/time-zone';
@@ -44,6 +51,17 @@ export function TaskMeta({
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
       <PriorityFlag priority={task.priority} />
+      {task.blockedBy > 0 && (
+        // Issue 29: while any blocker is open.
+        <Badge
+          variant="outline"
+          className="font-medium"
+          title={`Blocked by ${task.blockedBy} open ${task.blockedBy === 1 ? 'task' : 'tasks'}`}
+        >
+          <BanIcon aria-hidden />
+          Blocked
+        </Badge>
+      )}
       <ProjectChip projectId={task.projectId} />
       {task.dueDate && (
         <Badge variant="outline" className={cn('font-normal text-muted-foreground', cue?.className)}>

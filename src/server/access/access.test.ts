@@ -451,6 +451,40 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       expected: editors,
     },
     {
+      route: 'GET /api/tasks/:id/relations',
+      call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/relations`),
+      expected: readers,
+    },
+    {
+      route: 'POST /api/tasks/:id/relations',
+      call: async (c, f) => {
+        const other = await ok<Task>(
+          send(people.owner, 'POST', '/api/tasks', { title: 'Waits', projectId: f.projectId }),
+          201,
+        );
+        return send(c, 'POST', `/api/tasks/${f.task.id}/relations`, { kind: 'blocks', taskId: other.id });
+      },
+      expected: editors,
+    },
+    {
+      route: 'DELETE /api/tasks/:id/relations/:relationId',
+      call: async (c, f) => {
+        const other = await ok<Task>(
+          send(people.owner, 'POST', '/api/tasks', { title: 'Related', projectId: f.projectId }),
+          201,
+        );
+        const relation = await ok<{ id: number }>(
+          send(people.owner, 'POST', `/api/tasks/${f.task.id}/relations`, {
+            kind: 'relates_to',
+            taskId: other.id,
+          }),
+          201,
+        );
+        return send(c, 'DELETE', `/api/tasks/${f.task.id}/relations/${relation.id}`);
+      },
+      expected: editors,
+    },
+    {
       route: 'GET /api/tasks/:id/ai-runs',
       call: (c, f) => send(c, 'GET', `/api/tasks/${f.task.id}/ai-runs`),
       expected: readers,

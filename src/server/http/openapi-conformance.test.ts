@@ -81,6 +81,8 @@ const REFUSED: Record<string, number> = {
   dismissAiProposal: 404,
   addProjectMember: 400, // no account has the example's name
   transferProject: 400, // the generated user is not a member of the project
+  createTaskRelation: 404, // the example's other task is not there
+  deleteTaskRelation: 404, // no relation
 };
 
 /** The real row a path names, by the start of the path; other ids are generated (and name nothing). */

@@ -83,6 +83,11 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'Comments',
     description: 'The conversation on a task: Markdown, with mentions of project members.',
   },
+  {
+    name: 'Dependencies',
+    description:
+      'Relations between tasks (blocks, blocked by, relates to, duplicate of), seen from both sides.',
+  },
   { name: 'Files', description: 'Files attached to tasks.' },
   {
     name: 'Reminders',

@@ -7,6 +7,7 @@ import { taskActivityPath } from '../../common/activity';
 import type { Agent } from '../../common/agents';
 import type { ChecklistItem } from '../../common/checklist';
 import { PROJECTS_PATH, type Project } from '../../common/projects';
+import { RELATION_MESSAGES, type Relation } from '../../common/relations';
 import { ARCHIVED_TASKS_PATH, TASK_MESSAGES, TASKS_PATH, type Task, taskPath } from '../../common/tasks';
 import type { CreatedToken } from '../../common/tokens';
 import { SECURITY_HEADERS } from '../http/security';
@@ -90,6 +91,8 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'dueTo',
       'hasFiles',
       'label',
+      // Issue 29: a task's direct sub-tasks.
+      'parentId',
       'priority',
       'projectId',
       'q',
@@ -107,6 +110,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
       'dueDate',
       'dueTime',
       'labelIds',
+      'parentId',
       'priority',
       'projectId',
       'recurrence',
@@ -123,12 +127,93 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         'completed',
         'projectId',
         'assigneeIds',
+        'parentId',
       ]),
     );
     expect(schema('update_task').required).toEqual(['taskId']);
     expect(schema('complete_task').required).toEqual(['taskId']);
     expect(schema('get_task').required).toEqual(['taskId']);
     expect(schema('add_checklist_item').required?.sort()).toEqual(['taskId', 'title']);
+    expect(schema('add_relation').required?.sort()).toEqual(['kind', 'otherTaskId', 'taskId']);
+    expect(schema('add_relation').properties?.kind).toMatchObject({
+      enum: ['blocks', 'blocked_by', 'relates_to', 'duplicate_of', 'duplicated_by'],
+    });
+  });
+
+  it('creates and moves sub-tasks with parentId, and get_task answers them (issue 29)', async () => {
+    const parent = (await alice.request('POST', TASKS_PATH, { title: 'Plan trip' })).json() as Task;
+    const created = await call('create_task', { title: 'Book flights', parentId: parent.id });
+    expect(created.isError, textOf(created)).toBeFalsy();
+    const flights = Number(/^Created task (\d+)/.exec(textOf(created))?.[1]);
+    expect((await alice.request('GET', taskPath(flights))).json()).toMatchObject({ parentId: parent.id });
+    const hotel = (await alice.request('POST', TASKS_PATH, { title: 'Book hotel' })).json() as Task;
+    const moved = await call('update_task', { taskId: hotel.id, parentId: parent.id });
+    expect(moved.isError, textOf(moved)).toBeFalsy();
+    expect((await alice.request('GET', taskPath(hotel.id))).json()).toMatchObject({ parentId: parent.id });
+    await alice.request('PATCH', taskPath(hotel.id), { completed: true });
+
+    const details = textOf(await call('get_task', { taskId: parent.id }));
+    expect(details).toContain('Parent: none (top-level)');
+    expect(details).toContain('Sub-tasks (1/2 done):');
+    expect(details).toContain(`- [ ] #${flights} "Book flights"`);
+    expect(details).toContain(`- [x] #${hotel.id} "Book hotel"`);
+    expect(textOf(await call('get_task', { taskId: flights }))).toContain(`Parent: #${parent.id}`);
+
+    const loop = await call('update_task', { taskId: parent.id, parentId: flights });
+    expect(loop.isError).toBe(true);
+    expect(textOf(loop)).toBe(TASK_MESSAGES.parentLoop);
+    const topLevel = await call('update_task', { taskId: hotel.id, parentId: null });
+    expect(topLevel.isError, textOf(topLevel)).toBeFalsy();
+    expect((await alice.request('GET', taskPath(hotel.id))).json()).toMatchObject({ parentId: null });
+  });
+
+  it('adds a relation, which get_task answers from both sides; its refusals are isError (issue 29)', async () => {
+    const [report, figures] = [
+      (await alice.request('POST', TASKS_PATH, { title: 'Write report' })).json() as Task,
+      (await alice.request('POST', TASKS_PATH, { title: 'Get figures' })).json() as Task,
+    ];
+    const added = await call('add_relation', {
+      taskId: report.id,
+      kind: 'blocked_by',
+      otherTaskId: figures.id,
+    });
+    expect(added.isError, textOf(added)).toBeFalsy();
+    const [relation] = (await alice.request('GET', `${taskPath(report.id)}/relations`)).json() as Relation[];
+    expect(relation).toMatchObject({ kind: 'blocked_by', otherTaskId: figures.id });
+    expect(textOf(added)).toBe(
+      `Added to task ${report.id} "Write report": Blocked by #${figures.id} "Get figures" (relation ${relation!.id})`,
+    );
+    expect(textOf(await call('get_task', { taskId: report.id }))).toContain(
+      `Dependencies:\n- Blocked by #${figures.id} "Get figures" (relation ${relation!.id})`,
+    );
+    expect(textOf(await call('get_task', { taskId: figures.id }))).toContain(
+      `- Blocks #${report.id} "Write report" (relation ${relation!.id})`,
+    );
+
+    const again = await call('add_relation', { taskId: figures.id, kind: 'blocks', otherTaskId: report.id });
+    expect([again.isError, textOf(again)]).toEqual([true, RELATION_MESSAGES.duplicate]);
+    const loop = await call('add_relation', { taskId: report.id, kind: 'blocks', otherTaskId: figures.id });
+    expect([loop.isError, textOf(loop)]).toEqual([true, RELATION_MESSAGES.loop]);
+    const self = await call('add_relation', {
+      taskId: report.id,
+      kind: 'relates_to',
+      otherTaskId: report.id,
+    });
+    expect([self.isError, textOf(self)]).toEqual([true, RELATION_MESSAGES.self]);
+    const unknown = await call('add_relation', {
+      taskId: report.id,
+      kind: 'follows',
+      otherTaskId: figures.id,
+    });
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toContain('kind');
+    const bobs = (await bob.request('POST', TASKS_PATH, { title: 'Private' })).json() as Task;
+    const hidden = await call('add_relation', {
+      taskId: report.id,
+      kind: 'relates_to',
+      otherTaskId: bobs.id,
+    });
+    expect([hidden.isError, textOf(hidden)]).toEqual([true, 'Task not found']);
   });
 
   it('creates a task and completes it, which the REST API then shows, publishing live updates', async () => {
@@ -460,6 +545,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         ['update_task', { taskId: task.id, title: 'Viewed' }],
         ['complete_task', { taskId: task.id }],
         ['create_task', { title: 'Not mine to add', projectId: project.id }],
+        ['add_relation', { taskId: task.id, kind: 'relates_to', otherTaskId: task.id }],
       ] as const) {
         const refused = await viewer.call(name, args);
         expect(refused.isError, name).toBe(true);
@@ -470,6 +556,7 @@ describe.each(testDialects)('the MCP endpoint on %s', (dialect) => {
         ['get_task', { taskId: task.id }],
         ['update_task', { taskId: task.id, title: 'Mine now' }],
         ['complete_task', { taskId: task.id }],
+        ['add_relation', { taskId: task.id, kind: 'blocks', otherTaskId: task.id }],
       ] as const) {
         const refused = await outsider.call(name, args);
         expect(refused.isError, name).toBe(true);

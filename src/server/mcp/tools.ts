@@ -8,6 +8,7 @@ import type { ChecklistItem } from '../../common/checklist';
 import { createChecklistItemBodySchema } from '../../common/checklist';
 import { idSchema } from '../../common/ids';
 import { recurrenceText } from '../../common/recurrence';
+import { RELATION_KINDS, RELATION_LABELS, type Relation } from '../../common/relations';
 import {
   ALL_PROJECTS,
   createTaskBodySchema,
@@ -20,6 +21,7 @@ import { type AgentRepository, toAgent } from '../agents/repository';
 import { DATABASE_UNAVAILABLE, HttpError, isDatabaseUnavailable } from '../http/errors';
 import { onFirstUse } from '../on-first-use';
 import type { ProjectService } from '../projects/service';
+import type { RelationService } from '../relations/service';
 import type { ChecklistService } from '../tasks/checklist';
 import type { TaskService } from '../tasks/service';
 
@@ -36,6 +38,7 @@ export const MCP_TOOL_NAMES = [
   'update_task',
   'complete_task',
   'add_checklist_item',
+  'add_relation',
   'list_agents',
   'list_projects',
 ] as const;
@@ -84,6 +87,7 @@ export const createTaskInput = createTaskBodySchema
     recurrenceFrom: true,
     priority: true,
     labelIds: true,
+    parentId: true,
   })
   .extend({ agentId });
 
@@ -106,6 +110,7 @@ export const updateTaskInput = updateTaskBodySchema
     recurrenceFrom: true,
     priority: true,
     labelIds: true,
+    parentId: true,
   })
   .extend({ taskId, agentId });
 
@@ -120,6 +125,17 @@ export const completeTaskInput = z.strictObject({
 /** POST /api/tasks/{id}/checklist. */
 export const addChecklistItemInput = createChecklistItemBodySchema.extend({ taskId });
 
+/** POST /api/tasks/{id}/relations: task `taskId` `kind` task `otherTaskId`. */
+export const addRelationInput = z.strictObject({
+  taskId,
+  kind: z
+    .enum(RELATION_KINDS, { error: `kind must be one of ${RELATION_KINDS.join(', ')}` })
+    .describe(
+      'How taskId stands to otherTaskId: blocks, blocked_by, relates_to, duplicate_of or duplicated_by.',
+    ),
+  otherTaskId: idSchema('otherTaskId').describe('The id of the other task (one you can see).'),
+});
+
 export const listAgentsInput = z.strictObject({});
 
 export const listProjectsInput = z.strictObject({});
@@ -129,6 +145,7 @@ export interface McpToolDeps {
   checklists: ChecklistService;
   agents: AgentRepository;
   projects: Pick<ProjectService, 'list'>;
+  relations: RelationService;
   logger: FastifyBaseLogger;
 }
 
@@ -161,10 +178,25 @@ export function taskLine(task: Task, { withProject = false } = {}): string {
 
 const named = (task: Task) => `task ${task.id} ${quoted(task.title)}`;
 
-function taskDetails(task: Task, items: ChecklistItem[], agent: Agent | undefined): string {
+/** `Blocked by #7 "Book flights" (done)`: a relation as read from the task it is on. */
+const relationLine = (relation: Relation) =>
+  `${RELATION_LABELS[relation.kind]} #${relation.otherTaskId} ${quoted(relation.otherTitle)}${relation.otherCompleted ? ' (done)' : ''} (relation ${relation.id})`;
+
+interface TaskStructure {
+  subtasks: Task[];
+  relations: Relation[];
+}
+
+function taskDetails(
+  task: Task,
+  items: ChecklistItem[],
+  agent: Agent | undefined,
+  { subtasks, relations }: TaskStructure,
+): string {
   const lines = [
     `Task ${task.id} ${quoted(task.title)}`,
     `Project: ${task.projectId}`,
+    `Parent: ${task.parentId === null ? 'none (top-level)' : `#${task.parentId}`}`,
     `Due: ${task.dueDate ?? 'none'}${task.dueTime ? ` ${task.dueTime} (${task.dueTimeZone ?? 'UTC'})` : ''}`,
     `Repeats: ${task.recurrence ? `${recurrenceText(task.recurrence)} (RRULE ${task.recurrence}; next date counts from ${task.recurrenceFrom === 'completion' ? 'completion' : 'the due date'})` : 'no'}`,
     `Done: ${yesNo(task.completed)}`,
@@ -181,6 +213,19 @@ function taskDetails(task: Task, items: ChecklistItem[], agent: Agent | undefine
   else {
     lines.push(`Checklist (${task.checklist.done}/${task.checklist.total} done):`);
     for (const item of items) lines.push(`- [${item.done ? 'x' : ' '}] ${item.title} (item ${item.id})`);
+  }
+  if (subtasks.length === 0) lines.push('Sub-tasks: (none)');
+  else {
+    lines.push(`Sub-tasks (${subtasks.filter((sub) => sub.completed).length}/${subtasks.length} done):`);
+    for (const sub of subtasks)
+      lines.push(`- [${sub.completed ? 'x' : ' '}] #${sub.id} ${quoted(sub.title)}`);
+  }
+  if (task.blockedBy > 0)
+    lines.push(`Blocked: by ${task.blockedBy} open ${task.blockedBy === 1 ? 'task' : 'tasks'}`);
+  if (relations.length === 0) lines.push('Dependencies: (none)');
+  else {
+    lines.push('Dependencies:');
+    for (const relation of relations) lines.push(`- ${relationLine(relation)}`);
   }
   lines.push(`Created: ${task.createdAt}`, `Updated: ${task.updatedAt}`);
   return lines.join('\n');
@@ -207,7 +252,7 @@ const mcpServerSdk = onFirstUse(() => import('@modelcontextprotocol/sdk/server/m
  */
 export async function createMcpServer(
   userId: number,
-  { tasks, checklists, agents, projects, logger }: McpToolDeps,
+  { tasks, checklists, agents, projects, relations, logger }: McpToolDeps,
   { canWrite }: { canWrite: boolean },
 ): Promise<McpServer> {
   const { McpServer } = await mcpServerSdk();
@@ -266,7 +311,7 @@ export async function createMcpServer(
     {
       title: 'Get a task',
       description:
-        'One task in full: project, due date, done, assignees, agent, description, notes and its checklist.',
+        "One task in full: project, parent task, due date, done, assignees, agent, description, notes, its checklist, its direct sub-tasks (id, title, done) and its dependencies (blocks, blocked by, relates to, duplicate of, with the other task's id and title).",
       inputSchema: getTaskInput,
       annotations: { readOnlyHint: true },
     },
@@ -275,7 +320,12 @@ export async function createMcpServer(
         const task = await tasks.get(userId, taskId);
         const items = await checklists.list(userId, taskId);
         const agent = task.contextId === null ? undefined : await agents.find(userId, task.contextId);
-        return taskDetails(task, items, agent && toAgent(agent));
+        // Direct sub-tasks: the open ones and the completed ones still under their parent.
+        const subtasks = (await activeTasks({ projectId: task.projectId, parentId: task.id })).filter(
+          (sub) => sub.parentId === task.id,
+        );
+        const related = await relations.list(userId, taskId);
+        return taskDetails(task, items, agent && toAgent(agent), { subtasks, relations: related });
       }),
   );
 
@@ -284,7 +334,7 @@ export async function createMcpServer(
     {
       title: 'Create a task',
       description:
-        "Adds a task at the top of a list: your Inbox, or the project named by projectId (you must be an editor there). dueDate is YYYY-MM-DD; dueTime 'HH:MM' in your time zone (needs dueDate); recurrence an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO (needs dueDate), recurrenceFrom 'due' or 'completion'; priority 1 (urgent) to 4 (none); labelIds your labels' ids; agentId attaches one of your AI agents.",
+        "Adds a task at the top of a list: your Inbox, or the project named by projectId (you must be an editor there). dueDate is YYYY-MM-DD; dueTime 'HH:MM' in your time zone (needs dueDate); recurrence an RFC 5545 RRULE such as FREQ=WEEKLY;BYDAY=MO (needs dueDate), recurrenceFrom 'due' or 'completion'; priority 1 (urgent) to 4 (none); labelIds your labels' ids; agentId attaches one of your AI agents; parentId makes it a sub-task of that task (in the parent's project, at most 4 levels deep).",
       inputSchema: createTaskInput,
     },
     ({ agentId, ...fields }) =>
@@ -295,7 +345,7 @@ export async function createMcpServer(
           archived: false,
           contextId: agentId ?? null,
           sectionId: null,
-          parentId: null,
+          parentId: fields.parentId ?? null,
         });
         return `Created ${named(task)}\n${taskLine(task)}`;
       }),
@@ -306,7 +356,7 @@ export async function createMcpServer(
     {
       title: 'Change a task',
       description:
-        "Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none: clears dueTime and recurrence too), dueTime ('HH:MM' in your time zone, null for none), recurrence (an RRULE, null for none), recurrenceFrom ('due' or 'completion'), completed, archived, agentId; projectId moves the task to another project; assigneeIds (user ids, members of its project) replaces its assignees; priority 1 (urgent) to 4 (none); labelIds (ids of your own labels) replaces your labels on it. The fields left out stay as they are. You must be an editor of the task's project. Completed and archived are one state: completing archives the task, reopening restores it.",
+        "Changes any of title, description, notes, dueDate (YYYY-MM-DD, null for none: clears dueTime and recurrence too), dueTime ('HH:MM' in your time zone, null for none), recurrence (an RRULE, null for none), recurrenceFrom ('due' or 'completion'), completed, archived, agentId; projectId moves the task to another project; assigneeIds (user ids, members of its project) replaces its assignees; priority 1 (urgent) to 4 (none); labelIds (ids of your own labels) replaces your labels on it; parentId moves it under another task of its project (null makes it top-level). The fields left out stay as they are. You must be an editor of the task's project. Completed and archived are one state: completing archives the task, reopening restores it.",
       inputSchema: updateTaskInput,
     },
     ({ taskId, agentId, ...fields }) =>
@@ -345,6 +395,22 @@ export async function createMcpServer(
         const item = await checklists.add(userId, taskId, title);
         const task = await tasks.get(userId, taskId);
         return `Added ${quoted(item.title)} (item ${item.id}) to the checklist of ${named(task)} (${task.checklist.done}/${task.checklist.total} done)`;
+      }),
+  );
+
+  registerTool(
+    'add_relation',
+    {
+      title: 'Add a dependency',
+      description:
+        'Relates two tasks: taskId kind otherTaskId, where kind is blocks, blocked_by, relates_to, duplicate_of or duplicated_by ("taskId blocked_by otherTaskId": taskId waits for otherTaskId). You must be an editor of taskId\'s project and able to see otherTaskId, which may be in another project. A chain of blocked tasks may not loop.',
+      inputSchema: addRelationInput,
+    },
+    ({ taskId, kind, otherTaskId }) =>
+      run(async () => {
+        const relation = await relations.create(userId, taskId, { kind, taskId: otherTaskId });
+        const task = await tasks.get(userId, taskId);
+        return `Added to ${named(task)}: ${relationLine(relation)}`;
       }),
   );
 
