@@ -100,7 +100,7 @@ describeBrowser('projects in the browser', () => {
 
   it('creates a project from the sidebar with the keyboard, and opens its screen', async () => {
     const page = await signedIn();
-    const button = sidebar(page).getByRole('button', { name: PROJECT_COPY.newProject });
+    const button = sidebar(page).getByRole('button', { name: PROJECT_COPY.newProject, exact: true });
     await button.focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog', { name: PROJECT_COPY.newProject });
@@ -506,7 +506,7 @@ describeBrowser('projects in the browser', () => {
         if (phone) {
           await owner.getByRole('button', { name: PROJECT_COPY.openNavigation }).click();
         }
-        await sidebar(owner).getByRole('button', { name: PROJECT_COPY.newProject }).click();
+        await sidebar(owner).getByRole('button', { name: PROJECT_COPY.newProject, exact: true }).click();
         const create = owner.getByRole('dialog', { name: PROJECT_COPY.newProject });
         await create.waitFor();
         await create.getByRole('button', { name: PROJECT_COPY.createProject }).click();

@@ -79,6 +79,8 @@ import { createSectionService } from './sections/service';
 import { createChecklistService } from './tasks/checklist';
 import { tasksRoutes } from './tasks/routes';
 import { createTaskService } from './tasks/service';
+import { templateRoutes } from './templates/routes';
+import { createTemplateService } from './templates/service';
 import { type Clock, systemClock } from './time/clock';
 import { createTokenRepository } from './tokens/repository';
 import { tokenRoutes } from './tokens/routes';
@@ -333,6 +335,17 @@ export async function buildApp(
   });
   await projectRoutes(app, { projects });
   await sectionRoutes(app, { sections });
+  await templateRoutes(app, {
+    templates: createTemplateService({
+      db: kysely,
+      access,
+      live,
+      clock,
+      defaultTimeZone: config.defaultTimeZone,
+      projects,
+      sections,
+    }),
+  });
   await tasksRoutes(app, { tasks, checklists });
   await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
   await tokenRoutes(app, { tokens });

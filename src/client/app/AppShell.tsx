@@ -20,6 +20,9 @@ import { focusScreenHeading, type Screen } from './screens';
 const NewProjectDialog = lazy(() =>
   import('../projects/NewProjectDialog').then((m) => ({ default: m.NewProjectDialog })),
 );
+const NewFromTemplateDialog = lazy(() =>
+  import('../templates/NewFromTemplateDialog').then((m) => ({ default: m.NewFromTemplateDialog })),
+);
 
 /** Wide enough for the sidebar beside the list (Tailwind's lg); narrower, it is a drawer. */
 const SIDEBAR_BESIDE = '(min-width: 64rem)';
@@ -52,10 +55,10 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
   const view = useShownTaskView(useScopeProjectId(listScope(screen)));
   const wide = view === 'board' || screen.page === 'project-calendar' || screen.page === 'calendar';
 
-  const newProject = () => {
+  const newProject = (dialog: 'new-project' | 'new-from-template' = 'new-project') => {
     setDrawerOpen(false);
     // From the drawer, which is closing: focus comes back to the menu button.
-    openDialog('new-project', beside ? null : menuButton.current);
+    openDialog(dialog, beside ? null : menuButton.current);
   };
 
   const drawer = (
@@ -113,6 +116,9 @@ export function AppShell({ screen, children }: { screen: Screen; children: React
       </TaskDragContext>
       <LazyPart>
         {mounted.has('new-project') && <NewProjectDialog {...dialogControl('new-project', open)} />}
+        {mounted.has('new-from-template') && (
+          <NewFromTemplateDialog {...dialogControl('new-from-template', open)} />
+        )}
       </LazyPart>
     </>
   );

@@ -6,12 +6,14 @@ import {
   CalendarDaysIcon,
   CalendarRangeIcon,
   CircleHelpIcon,
+  CopyPlusIcon,
   FilterIcon,
   FolderInputIcon,
   FolderPlusIcon,
   InboxIcon,
   KeyboardIcon,
   KeyRoundIcon,
+  LayoutTemplateIcon,
   ListTodoIcon,
   LogOutIcon,
   MoonIcon,
@@ -47,6 +49,7 @@ import {
   showActiveList,
 } from '../tasks/card-focus';
 import { useMoveTask } from '../tasks/move-to-project';
+import { TEMPLATE_COPY } from '../templates/copy';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
 import { VIEW_COPY } from '../views/copy';
 import { useOpenAddTask } from './add-task';
@@ -147,6 +150,13 @@ export function CommandPalette({ open }: { open: boolean }) {
       keywords: ['add', 'create', 'list'],
       run: dialog('new-project'),
     },
+    {
+      id: 'new-from-template',
+      label: TEMPLATE_COPY.newFromTemplate,
+      icon: <CopyPlusIcon aria-hidden />,
+      keywords: ['add', 'create', 'project', 'template'],
+      run: dialog('new-from-template'),
+    },
     ...(screen?.page === 'project'
       ? [
           {
@@ -155,6 +165,13 @@ export function CommandPalette({ open }: { open: boolean }) {
             icon: <UsersIcon aria-hidden />,
             keywords: ['members', 'people', 'invite', 'settings'],
             run: dialog('share'),
+          },
+          {
+            id: 'save-template',
+            label: TEMPLATE_COPY.saveAsTemplate,
+            icon: <LayoutTemplateIcon aria-hidden />,
+            keywords: ['template', 'copy', 'reuse'],
+            run: dialog('save-template'),
           },
         ]
       : []),

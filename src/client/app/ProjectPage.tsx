@@ -1,4 +1,4 @@
-import { ArchiveIcon, CalendarDaysIcon, PlusIcon, UsersIcon } from 'lucide-react';
+import { ArchiveIcon, CalendarDaysIcon, LayoutTemplateIcon, PlusIcon, UsersIcon } from 'lucide-react';
 import { lazy, useEffect, useMemo, useRef } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Project } from '../../common/projects';
@@ -11,6 +11,7 @@ import { ProjectDot } from '../projects/ProjectDot';
 import { ProjectsLoadError } from '../projects/ProjectsLoadError';
 import type { TaskScope } from '../tasks/api';
 import { ADD_TASK_BUTTON_ID } from '../tasks/card-focus';
+import { TEMPLATE_COPY } from '../templates/copy';
 import { Button } from '../ui/button';
 import { LazyPart } from '../ui/lazy';
 import { PageHeading } from '../ui/page-heading';
@@ -22,6 +23,9 @@ import { projectCalendarHref, SCREEN_PATHS } from './screens';
 import { TaskTabs } from './TaskTabs';
 
 const ShareDialog = lazy(() => import('../projects/ShareDialog').then((m) => ({ default: m.ShareDialog })));
+const SaveTemplateDialog = lazy(() =>
+  import('../templates/SaveTemplateDialog').then((m) => ({ default: m.SaveTemplateDialog })),
+);
 
 /** How many members' initials the header shows; the rest are counted. */
 const AVATARS_SHOWN = 4;
@@ -68,6 +72,10 @@ function ProjectHeader({ project, editable }: { project: Project; editable: bool
           <UsersIcon aria-hidden />
           {PROJECT_COPY.share}
         </Button>
+        <Button variant="outline" onClick={() => openDialog('save-template')}>
+          <LayoutTemplateIcon aria-hidden />
+          {TEMPLATE_COPY.saveAsTemplate}
+        </Button>
         {editable && (
           <Button id={ADD_TASK_BUTTON_ID} onClick={() => openDialog('add-task')}>
             <PlusIcon aria-hidden />
@@ -113,8 +121,14 @@ export function ProjectPage({ projectId }: { projectId: number }) {
   const scope = useMemo<TaskScope>(() => ({ kind: 'project', projectId }), [projectId]);
   useDocumentTitle(project?.name ?? PROJECT_COPY.projects);
   useLeaveWhenGone(project, !isPending && !isFetching && !isError);
-  // The share dialog belongs to this screen: it does not stay open for the next one.
-  useEffect(() => () => void closeDialog('share'), []);
+  // The share and template dialogs belong to this screen: they do not stay open for the next one.
+  useEffect(
+    () => () => {
+      closeDialog('share');
+      closeDialog('save-template');
+    },
+    [],
+  );
 
   if (isError && !project) return <ProjectsLoadError onRetry={() => void refetch()} />;
   if (!project || project.inbox) {
@@ -138,6 +152,9 @@ export function ProjectPage({ projectId }: { projectId: number }) {
       <TaskTabs scope={scope} editable={editable} />
       <LazyPart>
         {mounted.has('share') && <ShareDialog project={project} {...dialogControl('share', open)} />}
+        {mounted.has('save-template') && (
+          <SaveTemplateDialog project={project} {...dialogControl('save-template', open)} />
+        )}
       </LazyPart>
     </>
   );

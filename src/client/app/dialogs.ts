@@ -9,6 +9,8 @@ import { flushSync } from 'react-dom';
 export type AppDialog =
   | 'add-task'
   | 'new-project'
+  | 'new-from-template'
+  | 'save-template'
   | 'share'
   | 'palette'
   | 'shortcuts'

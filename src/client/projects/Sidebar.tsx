@@ -2,6 +2,7 @@ import {
   CalendarDaysIcon,
   CalendarRangeIcon,
   ChevronRightIcon,
+  CopyPlusIcon,
   InboxIcon,
   PlusIcon,
   SunIcon,
@@ -16,6 +17,7 @@ import { projectHref, SCREEN_PATHS, useScreen } from '../app/screens';
 import { SavedFilters, SidebarLabels } from '../labels/SidebarLists';
 import { cn } from '../lib/cn';
 import { DROP_PROJECT_ATTRIBUTE, useIsDropTarget } from '../tasks/drag';
+import { TEMPLATE_COPY } from '../templates/copy';
 import { Button } from '../ui/button';
 import { Skeleton } from '../ui/skeleton';
 import { useListsSettled, useTodayTasks, useUpcomingTasks } from '../views/api';
@@ -34,7 +36,8 @@ type SidebarProps = {
   dropTargets: boolean;
   /** A link was followed (the drawer closes). */
   onNavigate?: () => void;
-  onNewProject: () => void;
+  /** 'New project', or (issue 29) 'New project from template'. */
+  onNewProject: (dialog?: 'new-project' | 'new-from-template') => void;
 };
 
 type ItemProps = {
@@ -170,9 +173,21 @@ export function Sidebar({ dropTargets, onNavigate, onNewProject }: SidebarProps)
         ) : (
           <p className="px-2 py-1 text-sm text-muted-foreground">{PROJECT_COPY.noProjects}</p>
         )}
-        <Button variant="ghost" onClick={onNewProject} className="justify-start gap-2.5 px-2 font-normal">
+        <Button
+          variant="ghost"
+          onClick={() => onNewProject()}
+          className="justify-start gap-2.5 px-2 font-normal"
+        >
           <PlusIcon aria-hidden className="text-muted-foreground" />
           {PROJECT_COPY.newProject}
+        </Button>
+        <Button
+          variant="ghost"
+          onClick={() => onNewProject('new-from-template')}
+          className="justify-start gap-2.5 px-2 font-normal"
+        >
+          <CopyPlusIcon aria-hidden className="text-muted-foreground" />
+          {TEMPLATE_COPY.newFromTemplate}
         </Button>
       </section>
 

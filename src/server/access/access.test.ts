@@ -158,6 +158,19 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
     }
   };
 
+  /** A template of the owner's, the call, then it is deleted again (when the call did not). */
+  const withTemplate = async (projectId: number, call: (id: number) => Promise<Response>) => {
+    const template = await ok<{ id: number }>(
+      send(people.owner, 'POST', `/api/projects/${projectId}/template`, {}),
+      201,
+    );
+    try {
+      return await call(template.id);
+    } finally {
+      await send(people.owner, 'DELETE', `/api/templates/${template.id}`);
+    }
+  };
+
   const ROUTES: Route[] = [
     {
       route: 'POST /api/webhooks',
@@ -530,6 +543,17 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
       expected: editors,
     },
     {
+      // Issue 29: anyone who sees the project may save it as a template of their own.
+      route: 'POST /api/projects/:id/template',
+      call: (c, f) => send(c, 'POST', `/api/projects/${f.projectId}/template`, {}),
+      expected: readers,
+    },
+    {
+      route: 'DELETE /api/templates/:id',
+      call: (c, f) => withTemplate(f.projectId, (id) => send(c, 'DELETE', `/api/templates/${id}`)),
+      expected: ownerOnly,
+    },
+    {
       route: 'POST /api/import',
       variant: '?projectId',
       call: (c, f) =>
@@ -545,11 +569,11 @@ describe.each(testDialects)('the role table, route by route, on %s', (dialect) =
 
   /** Routes that reach into a project's content by an id in the path. */
   const insideProjects = (url: string) =>
-    /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id|sections\/:id|projects\/:id\/sections)/.test(
+    /^\/api\/(tasks\/:(id|taskId)|checklist\/:id|files\/:id|comments\/:id|reminders\/:id|ai\/proposals\/:id|sections\/:id|projects\/:id\/(sections|template))/.test(
       url,
     );
   /** A person's own things by id (issue 23): labels and saved filters, whose owner alone reaches them. */
-  const ownById = (url: string) => /^\/api\/(labels|filters)\/:id$|^\/api\/webhooks\/:id/.test(url);
+  const ownById = (url: string) => /^\/api\/(labels|filters|templates)\/:id$|^\/api\/webhooks\/:id/.test(url);
   /** Routes outside any one id that still take a project (a list, a new task, an order, a run, an import). */
   const TAKING_A_PROJECT = [
     'GET /api/tasks',

@@ -51,6 +51,7 @@ interface Rows {
   webhook: number;
   /** An entry of `webhook`'s delivery log. */
   webhookDelivery: number;
+  template: number;
 }
 
 /** Not called: an event stream never ends, so there is no answer to check (tasks.test.ts reads one). */
@@ -100,6 +101,7 @@ const PATH_ROWS: Array<[RegExp, keyof Rows]> = [
   [/^\/api\/projects\/\{id\}/, 'project'],
   [/^\/api\/sections\/\{id\}/, 'section'],
   [/^\/api\/webhooks\/\{id\}/, 'webhook'],
+  [/^\/api\/templates\/\{id\}/, 'template'],
 ];
 /** Path parameters that name a row of their own, whatever the path. */
 const PARAM_ROWS: Record<string, keyof Rows> = { userId: 'projectMember', deliveryId: 'webhookDelivery' };
@@ -235,6 +237,7 @@ describe.each(testDialects)('every documented operation, called as the document 
     await created(`/api/projects/${project.id}/members`, { user: other.user.username, role: 'editor' });
     const section = await created(`/api/projects/${project.id}/sections`, { name: 'Doing' });
     const webhook = await created('/api/webhooks', { url: HOOK_URL, events: ['task.created'] });
+    const template = await created(`/api/projects/${project.id}/template`, {});
     await created(`/api/webhooks/${webhook.id}/test`);
     const [delivery] = (await user.request('GET', `/api/webhooks/${webhook.id}/deliveries`)).json() as Json[];
     const upload = await multipartBody(
@@ -272,6 +275,7 @@ describe.each(testDialects)('every documented operation, called as the document 
       section: section.id as number,
       webhook: webhook.id as number,
       webhookDelivery: delivery?.id as number,
+      template: template.id as number,
     };
     return { user, rows };
   }

@@ -77,6 +77,10 @@ const TAGS: Array<{ name: string; description: string }> = [
     name: 'Sections',
     description: "A project's named, ordered groups of tasks; tasks in none are 'No section'.",
   },
+  {
+    name: 'Templates',
+    description: 'Your project templates: a project’s open tasks and sections, to start new projects from.',
+  },
   { name: 'Checklists', description: 'The steps of a task.' },
   { name: 'Labels', description: 'Your labels (on tasks, seen by all who see the task) and saved filters.' },
   {
