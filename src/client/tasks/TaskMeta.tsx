@@ -10,6 +10,7 @@ import { cn } from '../lib/cn';
 import { ProjectChip } from '../projects/ProjectChip';
 import { Badge } from '../ui/badge';
 import { formatDueDate, formatDueTime, taskUrgency } from './dates';
+import { ParentLink, SubtaskProgress } from './SubtaskMeta';
 
 const URGENCY = {
   overdue: { label: 'Overdue', icon: CircleAlertIcon, className: 'border-destructive/50 text-destructive' },
@@ -26,9 +27,12 @@ export function TaskMeta({
   task,
   urgent = false,
   readOnly = false,
+  parentLink = true,
 }: {
   task: TaskSummary;
   urgent?: boolean;
+  /** Issue 29: a sub-task away from its parent links to it ('in Plan trip'); under it, no need. */
+  parentLink?: boolean;
   /** The files can be seen, not added or deleted (issue 21: a role that may not change tasks). */
   readOnly?: boolean;
 }) {
@@ -43,6 +47,7 @@ export function TaskMeta({
   const Icon = cue?.icon ?? CalendarIcon;
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
+      {parentLink && <ParentLink task={task} />}
       <PriorityFlag priority={task.priority} />
       <ProjectChip projectId={task.projectId} />
       {task.dueDate && (
@@ -80,6 +85,7 @@ export function TaskMeta({
           </span>
         </Badge>
       )}
+      <SubtaskProgress task={task} />
       {task.labels.length > 0 && (
         <ul aria-label="Labels" className="flex flex-wrap items-center gap-1">
           {task.labels.map((label) => (
