@@ -14,7 +14,7 @@ import { SectionActions } from '../sections/SectionControls';
 import { useCollapsedSections } from '../sections/view';
 import { errorToast } from '../ui/toasts';
 import { INBOX_SCOPE, type TaskScope, useListTasks } from './api';
-import { dropTarget, registerListDrop } from './drag';
+import { dropTarget, registerListDrop, usePointerDrag } from './drag';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
 import { pruneExpanded, registerList } from './list-state';
@@ -354,6 +354,7 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
     return { rows: arranged, tree: info };
   }, [tasks, sections, collapsed, collapsedSubtasks, doneOpen]);
   const treeMove = useTreeMove(scope);
+  const pointerDrag = usePointerDrag();
   const reveal = useCallback(
     (id: number) => {
       const byId = new Map(tasks?.map((task) => [task.id, task]));
@@ -399,8 +400,9 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
               : SUBTASK_COPY.nested(task.title, parentTitle),
           );
         })
+        // A reorder's failure says what the spec says; a change of parent, what the server said.
         .catch((error: unknown) =>
-          errorToast(errorMessage(error, reparent ? SUBTASK_COPY.nestFailed : ERRORS.reorder)),
+          errorToast(reparent ? errorMessage(error, SUBTASK_COPY.nestFailed) : ERRORS.reorder),
         );
     },
     [treeMove],
@@ -463,7 +465,11 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
 
   return (
     // Combining (a card dropped onto the middle of another) nests it there (issue 29).
-    <Droppable droppableId="active-tasks" mode="virtual" isCombineEnabled={reorderable && !filtered}>
+    <Droppable
+      droppableId="active-tasks"
+      mode="virtual"
+      isCombineEnabled={pointerDrag && reorderable && !filtered}
+    >
       {(provided) => (
         <div
           ref={provided.innerRef}
