@@ -91,7 +91,7 @@ describeBrowser('sub-tasks in the browser', () => {
     await expect.poll(() => done.getAttribute('aria-expanded')).toBe('true');
     expect(await card(page, 'Old idea 1').getByRole('heading').locator('.line-through').count()).toBe(1);
     expect(await indent(page, 'Old idea 1')).toBeGreaterThan(0);
-    await card(page, 'Plan trip').getByText('0/3').waitFor();
+    await card(page, 'Plan trip').getByText('3/3').waitFor();
 
     // Ctrl+]: under the card above, said so, focus kept.
     await card(page, 'Book flights').focus();

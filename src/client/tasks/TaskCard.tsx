@@ -256,7 +256,7 @@ export const TaskCard = memo(function TaskCard({
               subtasksCollapsed ? SUBTASK_COPY.expand(task.title) : SUBTASK_COPY.collapse(task.title)
             }
             onClick={() => setSubtasksCollapsed(task.id, !subtasksCollapsed)}
-            className="-ms-1 -me-1 flex h-7 w-5 shrink-0 items-center justify-center rounded-md text-muted-foreground outline-none hover:bg-accent hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring sm:-me-2"
+            className="-ms-1 flex size-7 shrink-0 items-center justify-center rounded-md text-muted-foreground outline-none hover:bg-accent hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring"
           >
             <ChevronRightIcon
               aria-hidden
