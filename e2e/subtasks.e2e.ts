@@ -170,11 +170,30 @@ describeBrowser('sub-tasks in the browser', () => {
     expect((await task(page, tasks['Pack bags']!.id)).parentId).toBe(tasks['Plan trip']!.id);
     expect(await indent(page, 'Pack bags')).toBeGreaterThan(0);
 
+    // A keyboard drag reorders among siblings: Book flights, nested last, goes first under Plan trip.
+    await card(page, 'Book flights').focus();
+    await page.keyboard.press('Control+]');
+    await expect.poll(() => dragAnnouncement(page)).toBe(SUBTASK_COPY.nested('Book flights', 'Plan trip'));
+    const children = async () =>
+      (await apiFromPage<Task[]>(page, 'GET', `/api/tasks?parentId=${tasks['Plan trip']!.id}`))
+        .filter((child) => !child.completed)
+        .map((child) => child.title);
+    expect(await children()).toEqual(['Pack bags', 'Book flights']);
+    await card(page, 'Book flights').getByRole('button', { name: 'Drag to reorder' }).focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/lifted/);
+    await page.keyboard.press('ArrowUp');
+    await expect.poll(() => dragAnnouncement(page)).toMatch(/to position 2/);
+    const moved = page.waitForResponse(saved('POST', /^\/api\/tasks\/\d+\/move$/));
+    await page.keyboard.press('Space');
+    expect((await moved).request().postDataJSON()).toEqual({ afterId: null });
+    await expect.poll(children).toEqual(['Book flights', 'Pack bags']);
+
     // The board shows the sub-task as its own card, linked to its parent; the parent its progress.
     await page.goto(`/projects/${project.id}?view=board`);
     const link = card(page, 'Pack bags').getByRole('link', { name: SUBTASK_COPY.parentLink('Plan trip') });
     await link.waitFor();
-    await card(page, 'Plan trip').getByText('3/4').waitFor();
+    await card(page, 'Plan trip').getByText('3/5').waitFor();
     expect(await link.getAttribute('href')).toBe(`/projects/${project.id}?task=${tasks['Plan trip']!.id}`);
   });
 
