@@ -28,6 +28,12 @@ export interface NewTaskWithChecklist {
   sectionId?: number | null;
   /** 1 (urgent) to 4 (none, when absent). */
   priority?: number;
+  /**
+   * Issue 29: the index, in the same call, of an earlier task this one is a sub-task of (an import's
+   * nesting). It takes that task's section; completed, it stays out of the archive unless its
+   * top-level task is archived (decision 050). Ignored when it names no earlier task.
+   */
+  parentIndex?: number;
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
@@ -55,6 +61,21 @@ export async function insertTasksOnTop(
   const first = (top === null ? 0 : Number(top)) - tasks.length;
   const now = nowIso();
   const ids: number[] = [];
+  // Issue 29: each task's parent (an earlier index, else none), top-level task, and archived state.
+  const parentOf = tasks.map((task, i) =>
+    task.parentIndex !== undefined &&
+    Number.isInteger(task.parentIndex) &&
+    task.parentIndex >= 0 &&
+    task.parentIndex < i
+      ? task.parentIndex
+      : undefined,
+  );
+  const rootOf: number[] = [];
+  for (let i = 0; i < tasks.length; i++) {
+    const parent = parentOf[i];
+    rootOf.push(parent === undefined ? i : rootOf[parent]!);
+  }
+  const archivedAt = (i: number) => doneAfter(tasks[rootOf[i]!]!) === true;
   for (let start = 0; start < tasks.length; start += BATCH) {
     const batch = tasks.slice(start, start + BATCH);
     const rows = await db
@@ -63,6 +84,10 @@ export async function insertTasksOnTop(
         batch.map((task, i) => {
           // A file from elsewhere may set one flag only: here they are one state.
           const done = doneAfter(task) === true;
+          const index = start + i;
+          const parent = parentOf[index];
+          const archived = parent === undefined ? done : archivedAt(index);
+          const root = tasks[rootOf[index]!]!;
           return {
             user_id: userId,
             project_id: projectId,
@@ -74,11 +99,13 @@ export async function insertTasksOnTop(
             due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
             recurrence: task.dueDate ? (task.recurrence ?? null) : null,
             recurrence_from: task.recurrenceFrom ?? 'due',
-            section_id: task.sectionId ?? null,
+            section_id: (parent === undefined ? task.sectionId : root.sectionId) ?? null,
             priority: task.priority ?? 4,
-            completed: done,
-            archived: done,
-            archived_at: done ? (task.archivedAt ?? now) : null,
+            completed: done || archived,
+            archived,
+            archived_at: archived
+              ? ((parent === undefined ? task.archivedAt : root.archivedAt) ?? now)
+              : null,
             position: first + start + i,
             context_id: task.contextId,
             notes: task.notes,
@@ -113,6 +140,24 @@ export async function insertTasksOnTop(
       await db
         .insertInto('checklist_items')
         .values(items.slice(at, at + BATCH))
+        .execute();
+    }
+  }
+  // The nesting, one statement per parent.
+  const children = new Map<number, number[]>();
+  for (let i = 0; i < tasks.length; i++) {
+    const parent = parentOf[i];
+    if (parent === undefined) continue;
+    const list = children.get(ids[parent]!);
+    if (list) list.push(ids[i]!);
+    else children.set(ids[parent]!, [ids[i]!]);
+  }
+  for (const [parentId, childIds] of children) {
+    for (let at = 0; at < childIds.length; at += BATCH) {
+      await db
+        .updateTable('tasks')
+        .set({ parent_id: parentId })
+        .where('id', 'in', childIds.slice(at, at + BATCH))
         .execute();
     }
   }
