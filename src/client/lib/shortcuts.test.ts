@@ -73,7 +73,9 @@ describe('shortcutFor', () => {
     expect(press('[', { metaKey: true })).toBe('unnest');
     expect(press(']')).toBeNull();
     expect(press('[', { ctrlKey: true, altKey: true })).toBeNull();
-    expect(press(']', { target: new FakeElement('INPUT') as unknown as EventTarget, ctrlKey: true })).toBeNull();
+    expect(
+      press(']', { target: new FakeElement('INPUT') as unknown as EventTarget, ctrlKey: true }),
+    ).toBeNull();
   });
 
   it('stays quiet in text fields, but Ctrl/Cmd+K works there', () => {
