@@ -189,6 +189,17 @@ describeBrowser('sub-tasks in the browser', () => {
     expect((await moved).request().postDataJSON()).toEqual({ afterId: null });
     await expect.poll(children).toEqual(['Book flights', 'Pack bags']);
 
+    // Today shows a sub-task due today as its own card, with a link that opens its parent's card.
+    const today = await page.evaluate(() => new Date().toLocaleDateString('en-CA'));
+    await apiFromPage(page, 'PATCH', `/api/tasks/${tasks['Book flights']!.id}`, { dueDate: today });
+    await page.goto('/today');
+    const upLink = card(page, 'Book flights').getByRole('link', {
+      name: SUBTASK_COPY.parentLink('Plan trip'),
+    });
+    await upLink.click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(`/projects/${project.id}`);
+    await card(page, 'Plan trip').getByRole('button', { name: 'Collapse task' }).waitFor();
+
     // The board shows the sub-task as its own card, linked to its parent; the parent its progress.
     await page.goto(`/projects/${project.id}?view=board`);
     const link = card(page, 'Pack bags').getByRole('link', { name: SUBTASK_COPY.parentLink('Plan trip') });
