@@ -15,6 +15,7 @@ import {
   KeyRoundIcon,
   LayoutTemplateIcon,
   ListTodoIcon,
+  ListTreeIcon,
   LogOutIcon,
   MoonIcon,
   PlusIcon,
@@ -48,7 +49,9 @@ import {
   revealCard,
   showActiveList,
 } from '../tasks/card-focus';
+import { expandedIds, setExpanded } from '../tasks/list-state';
 import { useMoveTask } from '../tasks/move-to-project';
+import { requestAddSubtask, SUBTASK_COPY } from '../tasks/subtasks';
 import { TEMPLATE_COPY } from '../templates/copy';
 import { Dialog, DialogContent, DialogDescription, DialogTitle } from '../ui/dialog';
 import { VIEW_COPY } from '../views/copy';
@@ -88,6 +91,16 @@ function focusedTask(queryClient: QueryClient): TaskSummary | null {
   return card ? (cachedTask(queryClient, Number(card.dataset.taskId)) ?? null) : null;
 }
 
+/** The card 'Add sub-task' acts on (issue 29): the focused one, else the last expanded one on the page. */
+function subtaskParent(queryClient: QueryClient): TaskSummary | null {
+  const focused = focusedTask(queryClient);
+  if (focused) return focused;
+  const id = expandedIds()
+    .reverse()
+    .find((candidate) => document.querySelector(`article[data-task-id="${candidate}"]`));
+  return id === undefined ? null : (cachedTask(queryClient, id) ?? null);
+}
+
 /**
  * Ctrl/Cmd+K (issue 13): the app's actions, 'jump to task' by fuzzy title in the list shown, and
  * (issue 21) every project to go to and, for a focused task, 'Move task to…' a project the person
@@ -111,6 +124,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   // The task whose card had focus as the palette opened, and whether its projects are listed.
   const [focused, setFocused] = useState<TaskSummary | null>(null);
   const [moving, setMoving] = useState(false);
+  const [parentForSubtask, setParentForSubtask] = useState<TaskSummary | null>(null);
   const pending = useRef<(() => void) | null>(null);
 
   const choose = (action: () => void) => {
@@ -139,6 +153,22 @@ export function CommandPalette({ open }: { open: boolean }) {
             run: () => {
               setSearch('');
               setMoving(true);
+            },
+          },
+        ]
+      : []),
+    ...(parentForSubtask
+      ? [
+          {
+            id: 'add-subtask',
+            label: SUBTASK_COPY.addSubtask,
+            icon: <ListTreeIcon aria-hidden />,
+            keywords: ['child', 'nest', 'subtask', parentForSubtask.title],
+            run: () => {
+              // The card expands and opens its sub-task field (issue 29).
+              setExpanded(parentForSubtask.id, true);
+              requestAddSubtask(parentForSubtask.id);
+              void revealCard(parentForSubtask.id);
             },
           },
         ]
@@ -345,6 +375,7 @@ export function CommandPalette({ open }: { open: boolean }) {
         onOpenAutoFocus={() => {
           // Still on the card: the palette takes focus after this.
           setFocused(focusedTask(queryClient));
+          setParentForSubtask(subtaskParent(queryClient));
           setMoving(false);
         }}
         onCloseAutoFocus={() => {

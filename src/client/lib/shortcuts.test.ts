@@ -66,6 +66,18 @@ describe('shortcutFor', () => {
     expect(press('K', { ctrlKey: true, shiftKey: true })).toBeNull();
   });
 
+  it('nests and un-nests with Ctrl/Cmd+] and Ctrl/Cmd+[ (issue 29), not in a text field', () => {
+    expect(press(']', { ctrlKey: true })).toBe('nest');
+    expect(press(']', { metaKey: true })).toBe('nest');
+    expect(press('[', { ctrlKey: true })).toBe('unnest');
+    expect(press('[', { metaKey: true })).toBe('unnest');
+    expect(press(']')).toBeNull();
+    expect(press('[', { ctrlKey: true, altKey: true })).toBeNull();
+    expect(
+      press(']', { target: new FakeElement('INPUT') as unknown as EventTarget, ctrlKey: true }),
+    ).toBeNull();
+  });
+
   it('stays quiet in text fields, but Ctrl/Cmd+K works there', () => {
     for (const tag of ['INPUT', 'TEXTAREA', 'SELECT']) {
       const target = new FakeElement(tag) as unknown as EventTarget;

@@ -22,7 +22,9 @@ export type Shortcut =
   | 'go-today'
   | 'go-upcoming'
   | 'next-day'
-  | 'previous-day';
+  | 'previous-day'
+  | 'nest'
+  | 'unnest';
 
 /** What the help dialog lists: the keys as shown, and what they do. */
 export const SHORTCUT_LIST: readonly {
@@ -46,6 +48,12 @@ export const SHORTCUT_LIST: readonly {
   { scope: 'On a focused task', keys: ['e'], label: 'Edit the title' },
   { scope: 'On a focused task', keys: ['x'], label: 'Complete' },
   { scope: 'On a focused task', keys: ['Shift', 'Delete'], label: 'Delete' },
+  {
+    scope: 'On a focused task',
+    keys: ['Ctrl', ']'],
+    label: 'Make it a sub-task of the task above (⌘ ] on a Mac)',
+  },
+  { scope: 'On a focused task', keys: ['Ctrl', '['], label: 'Bring a sub-task out one level (⌘ [ on a Mac)' },
   { scope: 'On a focused task', keys: ['Alt', '↓'], label: 'Upcoming: move to the next day' },
   { scope: 'On a focused task', keys: ['Alt', '↑'], label: 'Upcoming: move to the day before' },
 ];
@@ -89,6 +97,9 @@ export function shortcutFor(event: KeyPress, prefix: string | null = null): Shor
   if (event.isComposing) return null;
   if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && key.toLowerCase() === 'k')
     return event.repeat ? null : 'palette';
+  // Issue 29: Ctrl+] / Cmd+] nests the focused card under the one above, Ctrl+[ / Cmd+[ brings it out.
+  if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && (key === ']' || key === '['))
+    return isTyping(event.target) ? null : key === ']' ? 'nest' : 'unnest';
   if (
     event.altKey &&
     !event.ctrlKey &&

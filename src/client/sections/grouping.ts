@@ -1,6 +1,7 @@
 import type { Section } from '../../common/sections';
 import type { TaskSummary } from '../../common/tasks';
 import { isActive } from '../tasks/api';
+import type { DoneRow } from '../tasks/subtasks';
 
 /** How the List and the Board arrange a project's tasks by section (issue 23, decision 040). */
 
@@ -52,19 +53,22 @@ export function placeTask(tasks: readonly TaskSummary[], id: number, place: Task
  * not drag), so the cards keep one droppable, one virtualizer and one order for j/k and the palette.
  */
 export type HeaderRow = { id: string; section: Section; count: number; collapsed: boolean };
-export type ListRow = TaskSummary | HeaderRow;
+/** A card, a section's header, or (issue 29) the row of a parent's completed sub-tasks. */
+export type ListRow = TaskSummary | HeaderRow | DoneRow;
 export const isHeader = (row: ListRow): row is HeaderRow => 'section' in row;
 
 /**
  * The list's rows: the tasks as they are when the project has no sections; otherwise the tasks in
- * none first, then each section's header and (unless collapsed) its tasks (decision 040).
+ * none first, then each section's header and (unless collapsed) its tasks (decision 040). `arrange`
+ * lays out each group's tasks (issue 29: as a tree of sub-tasks).
  */
 export function listRows(
   tasks: TaskSummary[],
   sections: readonly Section[],
   collapsed: ReadonlySet<number>,
+  arrange: (tasks: TaskSummary[]) => ListRow[] = (group) => group,
 ): ListRow[] {
-  if (sections.length === 0) return tasks;
+  if (sections.length === 0) return arrange(tasks);
   const rows: ListRow[] = [];
   for (const group of groupBySection(tasks, sections)) {
     if (group.section) {
@@ -77,7 +81,7 @@ export function listRows(
       });
       if (hidden) continue;
     }
-    rows.push(...group.tasks);
+    rows.push(...arrange(group.tasks));
   }
   return rows;
 }
@@ -89,7 +93,7 @@ export function placeAt(rows: readonly ListRow[], id: number, index: number) {
   for (let i = index - 1; i >= 0; i--) {
     const row = others[i]!;
     if (isHeader(row)) return { sectionId: row.section.id, afterId };
-    afterId ??= row.id;
+    if (typeof row.id === 'number') afterId ??= row.id;
   }
   return { sectionId: null, afterId };
 }

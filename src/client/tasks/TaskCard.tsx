@@ -1,5 +1,5 @@
 import type { DraggableProvided } from '@hello-pangea/dnd';
-import { CheckIcon, ChevronDownIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
+import { CheckIcon, ChevronDownIcon, ChevronRightIcon, GripVerticalIcon, Trash2Icon } from 'lucide-react';
 import { type CSSProperties, type KeyboardEvent, memo, useCallback, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
@@ -23,6 +23,8 @@ import { celebrate } from './confetti';
 import { formatDueDate } from './dates';
 import { setExpanded as storeExpanded, useExpanded } from './list-state';
 import { NotesBox, useNotesDraft } from './NotesBox';
+import { AddSubtask } from './SubtaskAdd';
+import { indentOf, listTreeKeys, SUBTASK_COPY, setSubtasksCollapsed } from './subtasks';
 import { TaskDescription, TaskSchedule, TaskTitle } from './TaskEditors';
 import { TaskMeta } from './TaskMeta';
 import { TaskReminders } from './TaskReminders';
@@ -44,10 +46,21 @@ type TaskCardProps = {
   reorderable?: boolean;
   /** Where the virtualized list puts the card. */
   placement?: CardPlacement;
+  /** Issue 29: how many sub-tasks the list shows under the card, and whether they are hidden. */
+  subtaskCount?: number;
+  subtasksCollapsed?: boolean;
+  /** A dragged card is over this one's middle: dropped, it becomes a sub-task of this one. */
+  nestTarget?: boolean;
 };
 
 /** A card's place in the virtualized list: its index, its offset from the list's top, its measurer. */
-export type CardPlacement = { index: number; top: number; measure: (element: Element | null) => void };
+export type CardPlacement = {
+  index: number;
+  top: number;
+  measure: (element: Element | null) => void;
+  /** How deep the card is in the tree of sub-tasks (issue 29): 0 top-level. */
+  depth?: number;
+};
 
 /**
  * One active task (spec §2 'Task card'). Memoized: in a long list only the card whose task changed
@@ -60,6 +73,9 @@ export const TaskCard = memo(function TaskCard({
   leaving = false,
   reorderable = true,
   placement,
+  subtaskCount = 0,
+  subtasksCollapsed = false,
+  nestTarget = false,
 }: TaskCardProps) {
   // Issues 21 and 28: what the caller's role lets them do decides which controls the card shows; a
   // viewer or commenter (or an archived project) gets none that changes the task.
@@ -95,10 +111,14 @@ export const TaskCard = memo(function TaskCard({
     const refocus = focusAfterRemoval(cardRef.current, addTaskButton);
     setPendingDone(completing);
     let result: Awaited<ReturnType<typeof update>>;
+    // Issue 29: a completed sub-task stays under its parent, struck through, not in the archive.
+    const subtask = task.parentId !== null;
     try {
       // Spec §4: completing archives; reopening brings it back to the active list. Issue 22: a
       // recurring task completed moves on to its next date and stays.
-      result = await update({ completed: completing, archived: completing });
+      result = await update(
+        subtask ? { completed: completing } : { completed: completing, archived: completing },
+      );
     } catch {
       flushSync(() => setPendingDone(null));
       rescueFocus(toggleRef.current);
@@ -106,7 +126,15 @@ export const TaskCard = memo(function TaskCard({
       return;
     }
     setPendingDone(null);
-    if (completing && !result.archived) {
+    if (completing && subtask && result.completed) {
+      void celebrate();
+      successToast(TOASTS.taskCompleted);
+      // Behind its parent's '3 done' unless that is open: then focus goes on as for a card leaving.
+      requestAnimationFrame(() => {
+        if (cardRef.current?.isConnected) rescueFocus(toggleRef.current);
+        else refocus();
+      });
+    } else if (completing && !result.archived) {
       void celebrate();
       successToast(nextOccurrenceToast(result.dueDate));
       rescueFocus(toggleRef.current);
@@ -161,6 +189,10 @@ export const TaskCard = memo(function TaskCard({
       if (!done && pendingDone === null) void toggleDone();
     } else if (shortcut === 'delete' && editable) {
       if (!remove.isPending) void deleteTask();
+    } else if ((shortcut === 'nest' || shortcut === 'unnest') && editable && listTreeKeys()) {
+      // Issue 29: under the card above, or out a level; the list does it and says so.
+      if (shortcut === 'nest') listTreeKeys()?.nest(task.id);
+      else listTreeKeys()?.unnest(task.id);
     } else {
       return;
     }
@@ -180,8 +212,19 @@ export const TaskCard = memo(function TaskCard({
       { ...provided.draggableProps.style, opacity: 0, transitionDuration: '0.001s' }
     : provided.draggableProps.style;
   const style: CSSProperties | undefined = placement
-    ? { position: 'absolute', top: placement.top, left: 0, width: '100%', ...dragStyle }
+    ? {
+        position: 'absolute',
+        top: placement.top,
+        left: 0,
+        right: 0,
+        // Issue 29: a sub-task under its parent, in logical CSS (right-to-left indents from the right).
+        marginInlineStart: indentOf(placement.depth ?? 0),
+        ...dragStyle,
+      }
     : dragStyle;
+  const depth = placement?.depth ?? 0;
+  // A completed sub-task shows under its parent, struck through (not faded: its text keeps contrast).
+  const completedSubtask = task.completed && task.parentId !== null && pendingDone === null;
 
   return (
     <article
@@ -200,10 +243,31 @@ export const TaskCard = memo(function TaskCard({
         'group mb-3 rounded-xl outline-none focus-visible:ring-2 focus-visible:ring-ring border bg-card text-card-foreground shadow-xs transition-[box-shadow,opacity,border-color] hover:border-ring/40 hover:shadow-md dark:shadow-none',
         expanded && 'border-ring/40 shadow-md',
         isDragging && 'shadow-xl ring-2 ring-ring/40',
-        done && 'opacity-60',
+        nestTarget && 'border-primary ring-2 ring-primary/50',
+        done && !completedSubtask && 'opacity-60',
+        completedSubtask && 'bg-muted/40 shadow-none',
       )}
     >
       <div className="flex items-start gap-2 p-3 sm:gap-3 sm:p-4">
+        {subtaskCount > 0 && (
+          <button
+            type="button"
+            aria-expanded={!subtasksCollapsed}
+            aria-label={
+              subtasksCollapsed ? SUBTASK_COPY.expand(task.title) : SUBTASK_COPY.collapse(task.title)
+            }
+            onClick={() => setSubtasksCollapsed(task.id, !subtasksCollapsed)}
+            className="-ms-1 flex size-7 shrink-0 items-center justify-center rounded-md text-muted-foreground outline-none hover:bg-accent hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring"
+          >
+            <ChevronRightIcon
+              aria-hidden
+              className={cn(
+                'size-4 transition-transform rtl:-scale-x-100',
+                !subtasksCollapsed && 'rotate-90',
+              )}
+            />
+          </button>
+        )}
         {reorderable && editable ? (
           // biome-ignore lint/a11y/useSemanticElements: the library will not start a drag from a <button>
           <div
@@ -247,7 +311,7 @@ export const TaskCard = memo(function TaskCard({
         <div className="grid min-w-0 flex-1 gap-1">
           <TaskTitle task={task} update={update} done={done} readOnly={!editable} />
           <TaskDescription task={task} update={update} done={done} clamped={!expanded} readOnly={!editable} />
-          <TaskMeta task={task} urgent readOnly={!editable} />
+          <TaskMeta task={task} urgent readOnly={!editable} parentLink={depth === 0} />
         </div>
         <div className="-mr-1 flex shrink-0 items-center">
           {editable && (
@@ -289,6 +353,7 @@ export const TaskCard = memo(function TaskCard({
           )}
           {editable && <TaskTagsEditor task={task} update={update} />}
           <ChecklistPanel taskId={task.id} can={can} />
+          {editable && <AddSubtask task={task} />}
           <DependenciesSection task={task} can={can} />
           {editable && <TaskReminders task={task} />}
           {details ? (

@@ -2,7 +2,7 @@ import { DragDropContext, type DropResult } from '@hello-pangea/dnd';
 import { type ReactNode, useCallback } from 'react';
 import { useProjects } from '../projects/api';
 import { projectName } from '../projects/names';
-import { dropInList, setLifted, startDragTracking, stopDragTracking } from './drag';
+import { dropInList, setLifted, setPointerDrag, startDragTracking, stopDragTracking } from './drag';
 import { activeList } from './list-state';
 import { useMoveTask } from './move-to-project';
 
@@ -18,6 +18,7 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
     (result: DropResult) => {
       const projectId = stopDragTracking();
       setLifted(null);
+      setPointerDrag(false);
       // Only a card goes to a project; a board's column (issue 23) is a type of its own.
       const project =
         result.type === 'DEFAULT' ? projects?.find((candidate) => candidate.id === projectId) : undefined;
@@ -34,7 +35,11 @@ export function TaskDragContext({ children }: { children: ReactNode }) {
         setLifted(/^\d+$/.test(draggableId) ? Number(draggableId) : null);
         activeList()?.freeze();
       }}
-      onDragStart={startDragTracking}
+      onDragStart={(start) => {
+        startDragTracking();
+        // Issue 29: a mouse's or a finger's drag may nest the card by dropping it onto another.
+        setPointerDrag(start.mode === 'FLUID');
+      }}
       onDragEnd={onDragEnd}
     >
       {children}

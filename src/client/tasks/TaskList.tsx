@@ -7,17 +7,34 @@ import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
 import { ListProjectContext } from '../projects/ProjectChip';
-import { useMoveTaskToPlace, useScopeProjectId, useScopeSections } from '../sections/api';
+import { useScopeProjectId, useScopeSections } from '../sections/api';
 import { SECTION_COPY } from '../sections/copy';
-import { type HeaderRow, isHeader, type ListRow, listRows, placeAt } from '../sections/grouping';
+import { type HeaderRow, isHeader, type ListRow, listRows } from '../sections/grouping';
 import { SectionActions } from '../sections/SectionControls';
 import { useCollapsedSections } from '../sections/view';
 import { errorToast } from '../ui/toasts';
-import { INBOX_SCOPE, type TaskScope, useActiveTasks, useReorderTasks } from './api';
-import { dropTarget, registerListDrop } from './drag';
+import { INBOX_SCOPE, type TaskScope, useListTasks } from './api';
+import { dropTarget, registerListDrop, usePointerDrag } from './drag';
 import { EmptyState, LoadError, NoMatches } from './EmptyState';
 import { useTaskFilter } from './filters';
 import { pruneExpanded, registerList } from './list-state';
+import {
+  announce,
+  arrangeTree,
+  type DoneRow,
+  dropPlace,
+  indentOf,
+  isDoneRow,
+  registerTreeKeys,
+  SUBTASK_COPY,
+  setSubtasksCollapsed,
+  siblingAbove,
+  subtreeIds,
+  type TreeInfo,
+  type TreePlace,
+  useCollapsedSubtasks,
+  useTreeMove,
+} from './subtasks';
 import { type CardPlacement, TaskCard } from './TaskCard';
 import { TaskSkeletons } from './TaskSkeleton';
 import { useWindowRows } from './window-rows';
@@ -33,10 +50,26 @@ type RowProps = {
   top: number;
   reorderable: boolean;
   measure: (element: Element | null) => void;
+  /** Issue 29: its place in the tree of sub-tasks. */
+  depth: number;
+  subtaskCount: number;
+  collapsed: boolean;
 };
 
-const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }: RowProps) {
-  const placement = useMemo<CardPlacement>(() => ({ index, top, measure }), [index, top, measure]);
+const TaskRow = memo(function TaskRow({
+  task,
+  index,
+  top,
+  reorderable,
+  measure,
+  depth,
+  subtaskCount,
+  collapsed,
+}: RowProps) {
+  const placement = useMemo<CardPlacement>(
+    () => ({ index, top, measure, depth }),
+    [index, top, measure, depth],
+  );
   return (
     <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!reorderable}>
       {(provided, snapshot) => (
@@ -48,11 +81,68 @@ const TaskRow = memo(function TaskRow({ task, index, top, reorderable, measure }
           leaving={snapshot.isDropAnimating && dropTarget() !== null}
           reorderable={reorderable}
           placement={placement}
+          subtaskCount={subtaskCount}
+          subtasksCollapsed={collapsed}
+          nestTarget={snapshot.combineTargetFor !== null && snapshot.combineTargetFor !== undefined}
         />
       )}
     </Draggable>
   );
 });
+
+/** Issue 29: '3 done' under a parent, a button that shows or hides its completed sub-tasks. */
+const DoneRowView = memo(function DoneRowView({
+  row,
+  index,
+  top,
+  measure,
+  onToggle,
+}: {
+  row: DoneRow;
+  index: number;
+  top: number;
+  measure: (element: Element | null) => void;
+  onToggle: (parentId: number, open: boolean) => void;
+}) {
+  return (
+    <Draggable draggableId={row.id} index={index} isDragDisabled>
+      {(provided) => (
+        <div
+          ref={(element) => {
+            provided.innerRef(element);
+            measure(element);
+          }}
+          {...provided.draggableProps}
+          style={{
+            position: 'absolute',
+            top,
+            left: 0,
+            right: 0,
+            marginInlineStart: indentOf(row.depth),
+            ...provided.draggableProps.style,
+          }}
+          data-index={index}
+          data-done-of={row.doneOf}
+        >
+          <button
+            type="button"
+            aria-expanded={row.open}
+            onClick={() => onToggle(row.doneOf, !row.open)}
+            className="flex items-center gap-1 rounded-md px-2 py-1 text-sm text-muted-foreground outline-none hover:bg-accent hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring"
+          >
+            <ChevronRightIcon
+              aria-hidden
+              className={cn('size-4 transition-transform', row.open && 'rotate-90')}
+            />
+            {SUBTASK_COPY.done(row.count)}
+          </button>
+        </div>
+      )}
+    </Draggable>
+  );
+});
+
+const NO_TREE: TreeInfo = { depth: 0, children: 0, collapsed: false };
 
 type HeaderProps = {
   row: HeaderRow;
@@ -122,12 +212,17 @@ const SectionHeaderRow = memo(function SectionHeaderRow({
  */
 const TaskRows = memo(function TaskRows({
   tasks,
+  tree,
   reorderable,
   editable,
   onCollapse,
+  onToggleDone,
   reveal,
 }: {
   tasks: ListRow[];
+  /** Each card's place in the tree of sub-tasks (issue 29). */
+  tree: ReadonlyMap<number, TreeInfo>;
+  onToggleDone: (parentId: number, open: boolean) => void;
   reorderable: boolean;
   /** Whether section headers show their Rename and Delete. */
   editable: boolean;
@@ -150,7 +245,7 @@ const TaskRows = memo(function TaskRows({
   useEffect(
     () =>
       registerList({
-        ids: () => tasksRef.current.flatMap((row) => (isHeader(row) ? [] : [row.id])),
+        ids: () => tasksRef.current.flatMap((row) => (typeof row.id === 'number' ? [row.id] : [])),
         scrollTo: (id, align) => {
           revealRef.current(id);
           const index = tasksRef.current.findIndex((row) => row.id === id);
@@ -183,6 +278,15 @@ const TaskRows = memo(function TaskRows({
             measure={virtualizer.measureElement}
             onCollapse={onCollapse}
           />
+        ) : isDoneRow(row) ? (
+          <DoneRowView
+            key={row.id}
+            row={row}
+            index={index}
+            top={top}
+            measure={virtualizer.measureElement}
+            onToggle={onToggleDone}
+          />
         ) : (
           <TaskRow
             key={row.id}
@@ -191,6 +295,9 @@ const TaskRows = memo(function TaskRows({
             top={top}
             reorderable={reorderable}
             measure={virtualizer.measureElement}
+            depth={(tree.get(row.id) ?? NO_TREE).depth}
+            subtaskCount={(tree.get(row.id) ?? NO_TREE).children}
+            collapsed={(tree.get(row.id) ?? NO_TREE).collapsed}
           />
         ),
       )}
@@ -221,41 +328,134 @@ type TaskListProps = {
 export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_TASKS }: TaskListProps) {
   const { filter, filtered, setFilter } = useTaskFilter();
   // While a filter is on, the list shows only some tasks: their order is not the list's to change.
-  const { data: tasks, isPending, isError, refetch } = useActiveTasks(scope, filtered ? filter : undefined);
-  const reorder = useReorderTasks(scope);
+  // Issue 29: with the completed sub-tasks that stay under their open parents.
+  const { data: tasks, isPending, isError, refetch } = useListTasks(scope, filtered ? filter : undefined);
+  const collapsedSubtasks = useCollapsedSubtasks();
+  const [doneOpen, setDoneOpen] = useState<ReadonlySet<number>>(() => new Set());
+  const toggleDone = useCallback(
+    (parentId: number, open: boolean) =>
+      setDoneOpen((current) => {
+        const next = new Set(current);
+        if (open) next.add(parentId);
+        else next.delete(parentId);
+        return next;
+      }),
+    [],
+  );
   // Issue 23: grouped by the sections of the Inbox or the project, when it has any.
   const projectId = useScopeProjectId(scope);
   const { sections, pending: sectionsPending } = useScopeSections(scope, tasks);
   const { collapsed, setCollapsed } = useCollapsedSections(projectId);
-  const rows = useMemo(
-    () => (tasks ? listRows(tasks, sections, collapsed) : []),
-    [tasks, sections, collapsed],
-  );
-  const moveTask = useMoveTaskToPlace(scope);
+  const { rows, tree } = useMemo(() => {
+    const info = new Map<number, TreeInfo>();
+    const arranged = tasks
+      ? listRows(tasks, sections, collapsed, (group) => arrangeTree(group, collapsedSubtasks, doneOpen, info))
+      : [];
+    return { rows: arranged, tree: info };
+  }, [tasks, sections, collapsed, collapsedSubtasks, doneOpen]);
+  const treeMove = useTreeMove(scope);
+  const pointerDrag = usePointerDrag();
   const reveal = useCallback(
     (id: number) => {
-      const sectionId = tasks?.find((task) => task.id === id)?.sectionId;
-      if (sectionId != null && collapsed.has(sectionId)) flushSync(() => setCollapsed(sectionId, false));
+      const byId = new Map(tasks?.map((task) => [task.id, task]));
+      const task = byId.get(id);
+      const sectionId = task?.sectionId;
+      flushSync(() => {
+        if (sectionId != null && collapsed.has(sectionId)) setCollapsed(sectionId, false);
+        // Issue 29: its collapsed parents open, and a completed sub-task's '3 done'.
+        if (task?.completed && task.parentId !== null) toggleDone(task.parentId, true);
+        for (
+          let parent = task && byId.get(task.parentId ?? -1);
+          parent;
+          parent = byId.get(parent.parentId ?? -1)
+        )
+          setSubtasksCollapsed(parent.id, false);
+      });
     },
-    [tasks, collapsed, setCollapsed],
+    [tasks, collapsed, setCollapsed, toggleDone],
+  );
+
+  const tasksRef = useRef(tasks);
+  tasksRef.current = tasks;
+  /** Puts task `id` at `place`; when its parent changes, says so through the list's announcer. */
+  const moveInTree = useCallback(
+    (id: number, place: TreePlace, options: { reorder: boolean; orderOptional?: boolean }) => {
+      const list = tasksRef.current ?? [];
+      const byId = new Map(list.map((task) => [task.id, task]));
+      const task = byId.get(id);
+      if (!task) return;
+      const shownParent = task.parentId !== null && byId.has(task.parentId) ? task.parentId : null;
+      const reparent = place.parentId !== shownParent;
+      if (!reparent && !options.reorder) return;
+      // The card stays on screen under its new parent, and keeps focus.
+      if (place.parentId !== null) setSubtasksCollapsed(place.parentId, false);
+      keepFocus(id);
+      const parentTitle = place.parentId === null ? null : (byId.get(place.parentId)?.title ?? null);
+      treeMove(id, place, { reparent, ...options })
+        .then(() => {
+          if (!reparent) return;
+          announce(
+            parentTitle === null
+              ? SUBTASK_COPY.topLevel(task.title)
+              : SUBTASK_COPY.nested(task.title, parentTitle),
+          );
+        })
+        // A reorder's failure says what the spec says; a change of parent, what the server said.
+        .catch((error: unknown) =>
+          errorToast(reparent ? errorMessage(error, SUBTASK_COPY.nestFailed) : ERRORS.reorder),
+        );
+    },
+    [treeMove],
+  );
+
+  useEffect(
+    () =>
+      registerTreeKeys({
+        nest: (id) => {
+          const list = tasksRef.current ?? [];
+          const task = list.find((candidate) => candidate.id === id);
+          if (!task) return;
+          const above = siblingAbove(list, id);
+          if (!above) return announce(SUBTASK_COPY.noCardAbove(task.title));
+          moveInTree(id, { parentId: above.id, afterId: 'last' }, { reorder: false });
+        },
+        unnest: (id) => {
+          const list = tasksRef.current ?? [];
+          const byId = new Map(list.map((task) => [task.id, task]));
+          const task = byId.get(id);
+          const parent = task?.parentId == null ? undefined : byId.get(task.parentId);
+          if (!task) return;
+          if (!parent) return announce(SUBTASK_COPY.alreadyTopLevel(task.title));
+          // Just after its old parent, among the parent's siblings.
+          moveInTree(
+            id,
+            { parentId: parent.parentId, afterId: parent.id },
+            { reorder: true, orderOptional: true },
+          );
+        },
+      }),
+    [moveInTree],
   );
 
   const onDrop = useCallback(
-    ({ draggableId, source, destination }: DropResult) => {
-      if (!tasks || !destination || destination.index === source.index) return;
-      if (sections.length > 0) {
-        const place = placeAt(rows, Number(draggableId), destination.index);
-        moveTask(Number(draggableId), place).catch((error: unknown) =>
-          errorToast(errorMessage(error, ERRORS.reorder)),
-        );
+    ({ draggableId, source, destination, combine }: DropResult) => {
+      const id = Number(draggableId);
+      if (!tasks || !Number.isInteger(id)) return;
+      if (combine) {
+        // Dropped onto the middle of another card: it goes under that card, last of its sub-tasks.
+        const target = Number(combine.draggableId);
+        if (!Number.isInteger(target) || subtreeIds(tasks, id).has(target)) return;
+        moveInTree(id, { parentId: target, afterId: 'last' }, { reorder: false });
         return;
       }
-      const ordered = [...tasks];
-      const [moved] = ordered.splice(source.index, 1);
-      ordered.splice(destination.index, 0, moved!);
-      reorder(ordered).catch(() => errorToast(ERRORS.reorder));
+      if (!destination || destination.index === source.index) return;
+      const place = dropPlace(rows, tasks, id, destination.index);
+      if (!place) return;
+      const sectionId =
+        sections.length > 0 && place.parentId === null ? (place.sectionId ?? null) : undefined;
+      moveInTree(id, { ...place, sectionId }, { reorder: true });
     },
-    [tasks, rows, sections, reorder, moveTask],
+    [tasks, rows, sections, moveInTree],
   );
   useEffect(() => registerListDrop(onDrop), [onDrop]);
 
@@ -264,7 +464,12 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
   if (isError && !tasks) return <LoadError onRetry={() => void refetch()} />;
 
   return (
-    <Droppable droppableId="active-tasks" mode="virtual">
+    // Combining (a card dropped onto the middle of another) nests it there (issue 29).
+    <Droppable
+      droppableId="active-tasks"
+      mode="virtual"
+      isCombineEnabled={pointerDrag && reorderable && !filtered}
+    >
       {(provided) => (
         <div
           ref={provided.innerRef}
@@ -284,6 +489,8 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
             <ListProjectContext value={projectId}>
               <TaskRows
                 tasks={rows}
+                tree={tree}
+                onToggleDone={toggleDone}
                 reorderable={reorderable && !filtered}
                 editable={reorderable}
                 onCollapse={setCollapsed}
@@ -295,4 +502,26 @@ export function TaskList({ scope = INBOX_SCOPE, reorderable = true, empty = NO_T
       )}
     </Droppable>
   );
+}
+
+/**
+ * Keeps focus on the card of task `id` while a move re-renders the list: React may move the card's
+ * element among its siblings, and an element taken out of the page loses focus.
+ */
+function keepFocus(id: number): void {
+  const card = document.querySelector<HTMLElement>(`article[data-task-id="${id}"]`);
+  if (!card?.contains(document.activeElement)) return;
+  const focused = document.activeElement as HTMLElement;
+  const onFocusOut = (event: FocusEvent) => {
+    if (event.relatedTarget) return;
+    requestAnimationFrame(() => {
+      const target = focused.isConnected
+        ? focused
+        : document.querySelector<HTMLElement>(`article[data-task-id="${id}"]`);
+      if (document.activeElement === document.body || document.activeElement === null)
+        target?.focus({ preventScroll: true });
+    });
+  };
+  card.addEventListener('focusout', onFocusOut);
+  setTimeout(() => card.removeEventListener('focusout', onFocusOut), 3000);
 }

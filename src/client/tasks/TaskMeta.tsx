@@ -17,6 +17,7 @@ import { cn } from '../lib/cn';
 import { ProjectChip } from '../projects/ProjectChip';
 import { Badge } from '../ui/badge';
 import { formatDueDate, formatDueTime, taskUrgency } from './dates';
+import { ParentLink, SubtaskProgress } from './SubtaskMeta';
 
 const URGENCY = {
   overdue: { label: 'Overdue', icon: CircleAlertIcon, className: 'border-destructive/50 text-destructive' },
@@ -33,9 +34,12 @@ export function TaskMeta({
   task,
   urgent = false,
   readOnly = false,
+  parentLink = true,
 }: {
   task: TaskSummary;
   urgent?: boolean;
+  /** Issue 29: a sub-task away from its parent links to it ('in Plan trip'); under it, no need. */
+  parentLink?: boolean;
   /** The files can be seen, not added or deleted (issue 21: a role that may not change tasks). */
   readOnly?: boolean;
 }) {
@@ -50,6 +54,7 @@ export function TaskMeta({
   const Icon = cue?.icon ?? CalendarIcon;
   return (
     <div className="flex flex-wrap items-center gap-2 pt-1 empty:hidden">
+      {parentLink && <ParentLink task={task} />}
       <PriorityFlag priority={task.priority} />
       {task.blockedBy > 0 && (
         // Issue 29: while any blocker is open.
@@ -98,6 +103,7 @@ export function TaskMeta({
           </span>
         </Badge>
       )}
+      <SubtaskProgress task={task} />
       {task.labels.length > 0 && (
         <ul aria-label="Labels" className="flex flex-wrap items-center gap-1">
           {task.labels.map((label) => (

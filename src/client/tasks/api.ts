@@ -110,6 +110,22 @@ export function useActiveTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFilt
   });
 }
 
+/**
+ * The list's tasks (issue 29): the active ones, and the completed sub-tasks that stay under their
+ * open parent, struck through; the list builds its tree of sub-tasks from them.
+ */
+export function useListTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFilter) {
+  return useQuery<TaskSummary[], Error, TaskSummary[]>({
+    queryKey: listKey(TASKS_PATH, scope, filter),
+    queryFn: fetchSummaries,
+    select: selectListed,
+    placeholderData: keepPreviousData,
+  });
+}
+function selectListed(tasks: TaskSummary[]): TaskSummary[] {
+  return tasks.filter((task) => !task.archived && (!task.completed || task.parentId !== null));
+}
+
 /** Days 'YYYY-MM-DD', both included (issue 23: GET /api/tasks?dueFrom=&dueTo=). */
 export type DueWindow = { dueFrom?: string; dueTo?: string };
 

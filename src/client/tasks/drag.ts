@@ -85,3 +85,25 @@ export function useLifted(): number | null {
     () => lifted,
   );
 }
+
+/**
+ * Whether the card being dragged follows a pointer (mouse or finger): only then does a drop onto the
+ * middle of another card nest it there (issue 29). A keyboard drag moves between places, one step
+ * at a time, as before.
+ */
+let pointerDrag = false;
+const pointerDragListeners = new Set<() => void>();
+export function setPointerDrag(next: boolean): void {
+  if (next === pointerDrag) return;
+  pointerDrag = next;
+  for (const listener of pointerDragListeners) listener();
+}
+export function usePointerDrag(): boolean {
+  return useSyncExternalStore(
+    (listener) => {
+      pointerDragListeners.add(listener);
+      return () => pointerDragListeners.delete(listener);
+    },
+    () => pointerDrag,
+  );
+}

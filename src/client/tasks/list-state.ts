@@ -44,6 +44,9 @@ export function useKeptVersion(): number {
   return useSyncExternalStore(subscribe, () => version);
 }
 
+/** The expanded cards' task ids, the last expanded last (the palette's 'Add sub-task' acts on it). */
+export const expandedIds = (): number[] => [...expanded];
+
 /** The ids of the cards that must stay mounted. */
 export function keptIds(): number[] {
   return focusedId === null ? [...expanded] : [...expanded, focusedId];

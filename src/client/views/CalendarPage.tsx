@@ -12,6 +12,7 @@ import { taskHref } from '../notifications/open-task';
 import { useProjects, useTaskPermissions } from '../projects/api';
 import { type TaskScope, useDueTasks } from '../tasks/api';
 import { LoadError } from '../tasks/EmptyState';
+import { ParentLink } from '../tasks/SubtaskMeta';
 import { Button } from '../ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '../ui/dialog';
 import { PageHeading } from '../ui/page-heading';
@@ -265,6 +266,12 @@ function DayTaskLinks({ tasks, onFollow }: { tasks: TaskSummary[]; onFollow?: ()
               {task.dueTime && <span className="tabular-nums text-muted-foreground">{task.dueTime}</span>}
               <span className="min-w-0 flex-1 truncate">{task.title}</span>
             </a>
+            {/* Issue 29: a sub-task names its parent, a link of its own beside the task's. */}
+            {task.parentId !== null && (
+              <div className="px-3 pt-0.5">
+                <ParentLink task={task} />
+              </div>
+            )}
           </li>
         );
       })}
