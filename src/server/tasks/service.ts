@@ -680,6 +680,18 @@ export function createTaskService({
         changes.archived = done;
         changes.archived_at = done ? nowIso() : null;
       }
+      // A completed sub-task made top-level is done as a top-level task is: in the archive, with
+      // its subtree (a sub-task is archived exactly when its top-level task is).
+      const archivedAsTopLevel =
+        newParent === null &&
+        done === undefined &&
+        toBool(current.completed) &&
+        !toBool(current.archived) &&
+        next === null;
+      if (archivedAsTopLevel) {
+        changes.archived = true;
+        changes.archived_at = nowIso();
+      }
       // Kysely leaves undefined values out of the SET list.
       if (
         Object.values(changes).every((v) => v === undefined) &&
@@ -728,6 +740,8 @@ export function createTaskService({
           if (changes.archived === true)
             Object.assign(below, { archived: true, archived_at: changes.archived_at });
         } else if (restoring) Object.assign(below, { completed: false, archived: false, archived_at: null });
+        else if (archivedAsTopLevel)
+          Object.assign(below, { completed: true, archived: true, archived_at: changes.archived_at });
         if (Object.keys(below).length > 0) await repository.updateDescendants(id, below);
         if (moving) {
           await repository.dropDescendantAssignees(

@@ -437,6 +437,18 @@ describe.each(testDialects)('sub-tasks on %s', (dialect) => {
       );
     });
 
+    it('a completed sub-task made top-level goes to the archive with its subtree, as a completed top-level task is', async () => {
+      const [top, one, two] = await chain(alice, 2);
+      await patch(alice, one!.id, { completed: true });
+      const out = await patch(alice, one!.id, { parentId: null });
+      expect(out).toMatchObject({ parentId: null, completed: true, archived: true });
+      expect(await get(alice, two!.id)).toMatchObject({ parentId: one!.id, completed: true, archived: true });
+      expect((await list(alice)).map((task) => task.id)).toEqual([top!.id]);
+      expect((await list(alice, '/archived')).map((task) => task.id).sort()).toEqual(
+        [one!.id, two!.id].sort(),
+      );
+    });
+
     it('completing a recurring parent moves it to its next date and reopens its sub-tasks', async () => {
       const parent = await create(alice, {
         title: 'weekly',
