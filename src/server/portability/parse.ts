@@ -7,7 +7,7 @@ import { CSV_COLUMNS, type ImportError } from '../../common/data';
 import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone, timeInZone } from '../../common/due';
 import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
 import { createSectionBodySchema } from '../../common/sections';
-import { TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
+import { TASK_LIMITS, TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
 import { onFirstUse } from '../on-first-use';
 import type { NewTaskWithChecklist } from '../tasks/bulk';
 import { unescapeFormula } from './formulas';
@@ -416,11 +416,14 @@ interface Holder {
   timeZone: string;
 }
 
+/** A task row above, where rows indented under it go: its place in the list, or the line it was skipped on. */
+type Ancestor = { holder: Holder; index: number } | { skippedLine: number };
+
 /**
- * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
- * task above (its due date kept in its text, '… (due 4 Jan)'); a note row (a comment) joins the
- * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text' (a subtask's
- * note goes to its task, naming the subtask). The meta row is read past; a section row names the
+ * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a sub-task of the nearest
+ * task above with an INDENT one less (issue 29; deeper than TASK_LIMITS.subtaskDepth levels: under
+ * the deepest allowed, with a notice); a note row (a comment) joins the
+ * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text'. The meta row is read past; a section row names the
  * section of the tasks below it (issue 23: the import adds it to the project, or uses the one of
  * that name). A repeating date is not imported: the task gets the next date chrono
  * reads in it, if any, and a notice says so.
@@ -430,8 +433,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
   const errors: ImportError[] = [];
   const notices: ImportError[] = [];
   let skipped = 0;
-  /** The task indented rows belong to, or the line of the task that was skipped. */
-  let parent: Holder | { skippedLine: number } | null = null;
+  /** The tasks above at each depth (0: top-level), or the line of one that was skipped. */
+  const ancestors: Ancestor[] = [];
   /** The task a note row belongs to, and the subtask it was written on, if any. */
   let noteTarget: { holder: Holder; on: string | null } | { skippedLine: number } | null = null;
   /** The section row above, whose tasks these are. */
@@ -532,36 +535,34 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
     }
     const content = field(record, 'CONTENT');
     const timeZone = field(record, 'TIMEZONE').trim();
-    if (indent > 1) {
-      noteTarget = { skippedLine: line };
-      if (parent === null) skip('An indented task needs a task above it');
-      else if ('skippedLine' in parent) skip(`Its task (line ${parent.skippedLine}) was skipped`);
-      else if (parent.task.checklistItems.length >= CHECKLIST_LIMITS.itemsMax)
-        skip(`A task can hold at most ${CHECKLIST_LIMITS.itemsMax} checklist items`);
-      else {
-        const title = checklistTitle.safeParse(content);
-        const { due, notice } = dueOf(false);
-        // A checklist item has no date of its own: the date stays in its text.
-        const item = title.success
-          ? checklistTitle.safeParse(due ? `${title.data} (due ${shortDate(due, year)})` : title.data)
-          : title;
-        if (!item.success) skip(firstIssue(item.error));
-        else {
-          parent.task.checklistItems.push({ title: item.data, done: false });
-          if (notice) notices.push(notice);
-          const holder = { task: parent.task, timeZone: timeZone || parent.timeZone };
-          noteTarget = { holder, on: content.trim() };
-        }
+    // Issue 29: INDENT n is a sub-task of the nearest task above at n - 1, at most
+    // TASK_LIMITS.subtaskDepth levels below a top-level task (deeper rows go under the deepest allowed).
+    const wanted = indent - 1;
+    let parent: Ancestor | null = null;
+    if (wanted > 0) {
+      if (ancestors.length === 0) {
+        skip('An indented task needs a task above it');
+        noteTarget = { skippedLine: line };
+        continue;
       }
-      continue;
+      parent = ancestors[Math.min(wanted, ancestors.length, TASK_LIMITS.subtaskDepth) - 1]!;
+      if ('skippedLine' in parent) {
+        skip(`Its task (line ${parent.skippedLine}) was skipped`);
+        ancestors.splice(ancestors.indexOf(parent) + 1, Number.POSITIVE_INFINITY, { skippedLine: line });
+        noteTarget = { skippedLine: line };
+        continue;
+      }
     }
+    const depth = parent === null ? 0 : ancestors.indexOf(parent) + 1;
+    // A sub-task lives in its parent's section.
+    const taskSection = parent ? parent.holder.task.section : section;
     const { due, notice, repeat } = dueOf(true);
     const { title, labels } = todoistLabels(content);
     const checked = checkTask({ title, description: field(record, 'DESCRIPTION'), dueDate: due });
     if ('error' in checked) {
       skip(checked.error);
-      parent = { skippedLine: line };
-      noteTarget = parent;
+      ancestors.splice(depth, Number.POSITIVE_INFINITY, { skippedLine: line });
+      noteTarget = { skippedLine: line };
       continue;
     }
     const task: ParsedTask = {
@@ -576,14 +577,21 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
       agentRef: null,
       checklistItems: [],
       ...(repeat ?? {}),
-      ...(section ? { section } : {}),
+      ...(taskSection ? { section: taskSection } : {}),
       priority: todoistPriority(field(record, 'PRIORITY')),
       ...(labels.length > 0 ? { labels } : {}),
+      ...(parent ? { parentIndex: parent.index } : {}),
     };
     tasks.push(task);
     if (notice) notices.push(notice);
-    parent = { task, timeZone };
-    noteTarget = { holder: parent, on: null };
+    if (parent && wanted > TASK_LIMITS.subtaskDepth)
+      notices.push({
+        row: line,
+        message: `INDENT ${indent} is more than ${TASK_LIMITS.subtaskDepth} levels of sub-tasks: imported under "${parent.holder.task.title}"`,
+      });
+    const holder = { task, timeZone: timeZone || (parent?.holder.timeZone ?? '') };
+    ancestors.splice(depth, Number.POSITIVE_INFINITY, { holder, index: tasks.length - 1 });
+    noteTarget = { holder, on: null };
   }
   return { format: 'todoist-csv', tasks, agents: [], skipped, errors, notices };
 }

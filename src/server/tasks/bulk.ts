@@ -28,6 +28,12 @@ export interface NewTaskWithChecklist {
   sectionId?: number | null;
   /** 1 (urgent) to 4 (none, when absent). */
   priority?: number;
+  /**
+   * Issue 29: the index, in the same list, of the task this one is a sub-task of (an earlier one);
+   * none for a top-level task. A sub-task takes its parent's section, and goes to the archive only
+   * with it: a completed sub-task of an open parent stays in the list, completed.
+   */
+  parentIndex?: number | null;
 }
 
 /** Rows per INSERT: well under either database's limit of bound parameters. */
@@ -54,66 +60,87 @@ export async function insertTasksOnTop(
   // The first task goes to top - n, the last just above the current top (position starts at 0).
   const first = (top === null ? 0 : Number(top)) - tasks.length;
   const now = nowIso();
-  const ids: number[] = [];
-  for (let start = 0; start < tasks.length; start += BATCH) {
-    const batch = tasks.slice(start, start + BATCH);
-    const rows = await db
-      .insertInto('tasks')
-      .values(
-        batch.map((task, i) => {
-          // A file from elsewhere may set one flag only: here they are one state.
-          const done = doneAfter(task) === true;
-          return {
-            user_id: userId,
-            project_id: projectId,
-            title: task.title,
-            description: task.description,
-            due_date: task.dueDate,
-            // A time or a rule without a date cannot stand (the routes refuse it): it is dropped.
-            due_time: task.dueDate ? (task.dueTime ?? null) : null,
-            due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
-            recurrence: task.dueDate ? (task.recurrence ?? null) : null,
-            recurrence_from: task.recurrenceFrom ?? 'due',
-            section_id: task.sectionId ?? null,
-            priority: task.priority ?? 4,
-            completed: done,
-            archived: done,
-            archived_at: done ? (task.archivedAt ?? now) : null,
-            position: first + start + i,
-            context_id: task.contextId,
-            notes: task.notes,
-            ai_draft: task.aiDraft,
-            ai_assisted: task.aiAssisted,
-            search_text: taskSearchText(task),
-            checklist_total: task.checklistItems.length,
-            checklist_done: task.checklistItems.filter((item) => item.done).length,
-            created_at: task.createdAt ?? now,
-            updated_at: now,
-          };
-        }),
-      )
-      .returning(['id', 'position'])
-      .execute();
-    // Positions are unique within the import, so they say which id is whose.
-    const idAt = new Map(rows.map((row) => [row.position, row.id]));
-    for (let i = 0; i < batch.length; i++) ids.push(idAt.get(first + start + i)!);
-    const items = batch.flatMap((task, i) =>
-      task.checklistItems.map((item, position) => ({
-        task_id: idAt.get(first + start + i)!,
-        user_id: userId,
-        title: item.title,
-        done: item.done,
-        position,
-        search_text: foldForSearch(item.title),
-        created_at: now,
-        updated_at: now,
-      })),
-    );
-    for (let at = 0; at < items.length; at += BATCH) {
-      await db
-        .insertInto('checklist_items')
-        .values(items.slice(at, at + BATCH))
+  const ids: number[] = new Array(tasks.length);
+  // Issue 29: a parent is written before its sub-tasks (parent_id is checked at insert), one level at
+  // a time; positions come from the given order, so the list's order is the same either way.
+  const level = new Array<number>(tasks.length);
+  const archivedOf = new Array<boolean>(tasks.length);
+  const sectionAt = new Array<number | null>(tasks.length);
+  const waves: number[][] = [];
+  tasks.forEach((task, i) => {
+    const parent = task.parentIndex ?? null;
+    const known = parent !== null && parent >= 0 && parent < i;
+    level[i] = known ? level[parent]! + 1 : 0;
+    const done = doneAfter(task) === true;
+    archivedOf[i] = known ? archivedOf[parent]! : done;
+    sectionAt[i] = known ? sectionAt[parent]! : (task.sectionId ?? null);
+    (waves[level[i]!] ??= []).push(i);
+  });
+  for (const wave of waves) {
+    for (let start = 0; start < wave.length; start += BATCH) {
+      const batch = wave.slice(start, start + BATCH);
+      const rows = await db
+        .insertInto('tasks')
+        .values(
+          batch.map((i) => {
+            const task = tasks[i]!;
+            // A file from elsewhere may set one flag only: here they are one state.
+            const done = doneAfter(task) === true;
+            const archived = archivedOf[i]!;
+            const parent = task.parentIndex ?? null;
+            return {
+              user_id: userId,
+              project_id: projectId,
+              title: task.title,
+              description: task.description,
+              due_date: task.dueDate,
+              // A time or a rule without a date cannot stand (the routes refuse it): it is dropped.
+              due_time: task.dueDate ? (task.dueTime ?? null) : null,
+              due_time_zone: task.dueDate && task.dueTime ? (task.dueTimeZone ?? 'UTC') : null,
+              recurrence: task.dueDate ? (task.recurrence ?? null) : null,
+              recurrence_from: task.recurrenceFrom ?? 'due',
+              section_id: sectionAt[i]!,
+              priority: task.priority ?? 4,
+              completed: done || archived,
+              archived,
+              archived_at: archived ? (task.archivedAt ?? now) : null,
+              position: first + i,
+              parent_id: level[i]! > 0 && parent !== null ? ids[parent]! : null,
+              context_id: task.contextId,
+              notes: task.notes,
+              ai_draft: task.aiDraft,
+              ai_assisted: task.aiAssisted,
+              search_text: taskSearchText(task),
+              checklist_total: task.checklistItems.length,
+              checklist_done: task.checklistItems.filter((item) => item.done).length,
+              created_at: task.createdAt ?? now,
+              updated_at: now,
+            };
+          }),
+        )
+        .returning(['id', 'position'])
         .execute();
+      // Positions are unique within the import, so they say which id is whose.
+      const idAt = new Map(rows.map((row) => [row.position, row.id]));
+      for (const i of batch) ids[i] = idAt.get(first + i)!;
+      const items = batch.flatMap((i) =>
+        tasks[i]!.checklistItems.map((item, position) => ({
+          task_id: ids[i]!,
+          user_id: userId,
+          title: item.title,
+          done: item.done,
+          position,
+          search_text: foldForSearch(item.title),
+          created_at: now,
+          updated_at: now,
+        })),
+      );
+      for (let at = 0; at < items.length; at += BATCH) {
+        await db
+          .insertInto('checklist_items')
+          .values(items.slice(at, at + BATCH))
+          .execute();
+      }
     }
   }
   return ids;
