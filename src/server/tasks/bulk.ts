@@ -74,7 +74,9 @@ export async function insertTasksOnTop(
     const done = doneAfter(task) === true;
     archivedOf[i] = known ? archivedOf[parent]! : done;
     sectionAt[i] = known ? sectionAt[parent]! : (task.sectionId ?? null);
-    (waves[level[i]!] ??= []).push(i);
+    const wave = waves[level[i]!];
+    if (wave) wave.push(i);
+    else waves[level[i]!] = [i];
   });
   for (const wave of waves) {
     for (let start = 0; start < wave.length; start += BATCH) {
