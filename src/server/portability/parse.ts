@@ -3,7 +3,7 @@ import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { agentBodySchema } from '../../common/agents';
 import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
-import { CSV_COLUMNS, type ImportError } from '../../common/data';
+import { CSV_COLUMNS, type ImportError, PARENT_PATH_SEPARATOR } from '../../common/data';
 import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone, timeInZone } from '../../common/due';
 import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
 import { createSectionBodySchema } from '../../common/sections';
@@ -28,10 +28,19 @@ export interface ParsedAgent {
   prompt: string;
 }
 
+/** Issue 29: a relation between two tasks of the file, by their places in `tasks`, as stored. */
+export interface ParsedRelation {
+  from: number;
+  to: number;
+  kind: 'blocks' | 'relates_to' | 'duplicate_of';
+}
+
 export interface ParsedFile {
   format: 'tasklane-json' | 'tasklane-csv' | 'todoist-csv';
+  /** A sub-task names its parent by `parentIndex`, its place in this list. */
   tasks: ParsedTask[];
   agents: ParsedAgent[];
+  relations: ParsedRelation[];
   /** Rows or entries left out: bad values (listed in `errors`), Todoist's notes with no task. */
   skipped: number;
   errors: ImportError[];
@@ -115,6 +124,8 @@ export async function parseImportFile(
 // --- JSON: the document GET /api/export?format=json writes.
 
 const jsonTaskSchema = z.looseObject({
+  id: z.unknown().optional(),
+  parentId: z.unknown().optional(),
   contextId: z.number().int().positive().nullable().optional(),
   createdAt: isoDateTime.nullable().optional(),
   archivedAt: z.iso
@@ -130,6 +141,7 @@ const jsonTaskSchema = z.looseObject({
 const jsonDocumentSchema = z.object({
   tasks: z.array(z.unknown(), { error: 'The file must hold a list of tasks under "tasks".' }),
   agents: z.array(z.unknown(), { error: '"agents" must be a list.' }).optional(),
+  relations: z.array(z.unknown(), { error: '"relations" must be a list.' }).optional(),
 });
 
 /** The line of a JSON syntax error, when the parser says where it is. */
@@ -165,6 +177,8 @@ function parseJson(body: string, timeZone: string): ParsedFile {
     agents.push({ ref, ...agent.data });
   }
   const tasks: ParsedTask[] = [];
+  /** Each task's `id` and `parentId` in the file (issue 29). */
+  const fileIds: Array<{ id: unknown; parentId: unknown; row: number }> = [];
   for (const [index, entry] of shape.data.tasks.entries()) {
     const row = index + 1;
     const extra = jsonTaskSchema.safeParse(entry);
@@ -197,10 +211,159 @@ function parseJson(body: string, timeZone: string): ParsedFile {
       recurrenceFrom: task.recurrenceFrom ?? 'due',
       priority: task.priority ?? 4,
     });
+    fileIds.push({ id: extra.data.id, parentId: extra.data.parentId, row });
   }
   // Agents are not rows of the task list: only the bad tasks count as skipped.
   const skipped = errors.filter((error) => error.message.startsWith('task ')).length;
-  return { format: 'tasklane-json', tasks, agents, skipped, errors, notices: [] };
+  const notices: ImportError[] = [];
+  nestByFileIds(tasks, fileIds, notices);
+  const relations = relationsByFileIds(shape.data.relations ?? [], fileIds, tasks, notices);
+  return { format: 'tasklane-json', tasks, agents, relations, skipped, errors, notices };
+}
+
+/**
+ * Issue 29: each task's `parentId` (the `id` of another task of the file) as its `parentIndex`. A
+ * parent not in the file, or a loop, makes a top-level task; a task deeper than
+ * TASK_LIMITS.subtaskDepth levels goes under its deepest allowed ancestor. Each says so in `notices`.
+ */
+function nestByFileIds(
+  tasks: ParsedTask[],
+  fileIds: Array<{ id: unknown; parentId: unknown; row: number }>,
+  notices: ImportError[],
+  { name, what }: { name: string; what: string } = { name: 'parentId', what: 'task' },
+): void {
+  const indexOf = new Map<unknown, number>();
+  fileIds.forEach(({ id }, i) => {
+    if (typeof id === 'number' && !indexOf.has(id)) indexOf.set(id, i);
+  });
+  fileIds.forEach(({ parentId, row }, i) => {
+    if (parentId === null || parentId === undefined) return;
+    const parent = indexOf.get(parentId);
+    if (parent === undefined || parent === i)
+      notices.push({
+        row,
+        message: `${what} ${row}: ${name} names no task of the file: imported as a top-level task`,
+      });
+    else tasks[i]!.parentIndex = parent;
+  });
+  const depth = new Array<number | undefined>(tasks.length);
+  const depthOf = (i: number): number => {
+    const known = depth[i];
+    if (known !== undefined) return known;
+    depth[i] = 0; // on the way: a loop ends here
+    const parent = tasks[i]!.parentIndex;
+    if (parent === undefined || parent === null) return 0;
+    const above = depthOf(parent);
+    if (above >= TASK_LIMITS.subtaskDepth) {
+      // Under the ancestor TASK_LIMITS.subtaskDepth - 1 levels down, the deepest a parent may be.
+      let ancestor = parent;
+      for (let up = above; up > TASK_LIMITS.subtaskDepth - 1; up--) ancestor = tasks[ancestor]!.parentIndex!;
+      tasks[i]!.parentIndex = ancestor;
+      notices.push({
+        row: fileIds[i]!.row,
+        message: `${what} ${fileIds[i]!.row}: more than ${TASK_LIMITS.subtaskDepth} levels of sub-tasks: imported under "${tasks[ancestor]!.title}"`,
+      });
+      depth[i] = TASK_LIMITS.subtaskDepth;
+      return TASK_LIMITS.subtaskDepth;
+    }
+    if (depth[parent] === 0 && tasks[parent]!.parentIndex !== undefined && isLoop(tasks, i)) {
+      tasks[i]!.parentIndex = undefined;
+      notices.push({
+        row: fileIds[i]!.row,
+        message: `${what} ${fileIds[i]!.row}: ${name} would make a loop: imported as a top-level task`,
+      });
+      return 0;
+    }
+    depth[i] = above + 1;
+    return above + 1;
+  };
+  for (let i = 0; i < tasks.length; i++) depthOf(i);
+}
+
+/** Whether following `parentIndex` up from task `start` comes back to it. */
+function isLoop(tasks: ParsedTask[], start: number): boolean {
+  let at = tasks[start]!.parentIndex;
+  for (let steps = 0; at !== undefined && at !== null && steps <= tasks.length; steps++) {
+    if (at === start) return true;
+    at = tasks[at]!.parentIndex;
+  }
+  return false;
+}
+
+const jsonRelationSchema = z.object({
+  taskId: z.number({ error: 'taskId must be a number' }),
+  otherTaskId: z.number({ error: 'otherTaskId must be a number' }),
+  kind: z.enum(['blocks', 'blocked_by', 'relates_to', 'duplicate_of', 'duplicated_by'], {
+    error: 'kind must be blocks, blocked_by, relates_to, duplicate_of or duplicated_by',
+  }),
+});
+
+/**
+ * Issue 29: the file's relations between its tasks, by their places in `tasks`; one the file cannot
+ * carry (a task not in it, a task related to itself, a loop of blocked tasks) is left out with a notice,
+ * and the same relation twice is one.
+ */
+function relationsByFileIds(
+  entries: unknown[],
+  fileIds: Array<{ id: unknown }>,
+  tasks: ParsedTask[],
+  notices: ImportError[],
+): ParsedRelation[] {
+  const indexOf = new Map<unknown, number>();
+  fileIds.forEach(({ id }, i) => {
+    if (typeof id === 'number' && !indexOf.has(id)) indexOf.set(id, i);
+  });
+  const relations: ParsedRelation[] = [];
+  const seen = new Set<string>();
+  const blocks = new Map<number, number[]>();
+  const reaches = (from: number, to: number): boolean => {
+    const stack = [from];
+    const visited = new Set<number>();
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (at === to) return true;
+      if (visited.has(at)) continue;
+      visited.add(at);
+      stack.push(...(blocks.get(at) ?? []));
+    }
+    return false;
+  };
+  for (const [index, entry] of entries.entries()) {
+    const row = index + 1;
+    const left = (why: string): void => {
+      notices.push({ row, message: `relation ${row} not imported: ${why}` });
+    };
+    const parsed = jsonRelationSchema.safeParse(entry);
+    if (!parsed.success) {
+      left(firstIssue(parsed.error));
+      continue;
+    }
+    const a = indexOf.get(parsed.data.taskId);
+    const b = indexOf.get(parsed.data.otherTaskId);
+    if (a === undefined || b === undefined) {
+      left('its tasks are not both in the file');
+      continue;
+    }
+    if (a === b) {
+      left('a task cannot be related to itself');
+      continue;
+    }
+    const { kind: given } = parsed.data;
+    const swapped = given === 'blocked_by' || given === 'duplicated_by';
+    const kind = given === 'blocked_by' ? 'blocks' : given === 'duplicated_by' ? 'duplicate_of' : given;
+    const [from, to] = swapped ? [b, a] : [a, b];
+    const key =
+      kind === 'relates_to' ? `${kind}:${Math.min(from, to)}:${Math.max(from, to)}` : `${kind}:${from}:${to}`;
+    if (seen.has(key)) continue;
+    if (kind === 'blocks' && reaches(to, from)) {
+      left(`"${tasks[from]!.title}" would be in a loop of blocked tasks`);
+      continue;
+    }
+    seen.add(key);
+    if (kind === 'blocks') blocks.set(from, [...(blocks.get(from) ?? []), to]);
+    relations.push({ from, to, kind });
+  }
+  return relations;
 }
 
 // --- CSV: Tasklane's own columns, or Todoist's export.
@@ -293,6 +456,8 @@ const BOOLEAN = { true: true, false: false, '': false } as Record<string, boolea
 function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
   const tasks: ParsedTask[] = [];
   const errors: ImportError[] = [];
+  /** Issue 29: each task's title path ('Plan trip > Book flights') and its `parent` cell, the path above it. */
+  const paths: Array<{ id: string; parentId: string | null; row: number }> = [];
   for (const { record: escaped, line } of records) {
     const record = Object.fromEntries(
       Object.entries(escaped).map(([name, cell]) => [name, unescapeFormula(cell)]),
@@ -343,8 +508,24 @@ function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
       recurrenceFrom: task.recurrenceFrom ?? 'due',
       priority: task.priority ?? 4,
     });
+    const parent = field(record, 'parent').trim();
+    paths.push({
+      id: parent ? `${parent}${PARENT_PATH_SEPARATOR}${task.title!}` : task.title!,
+      parentId: parent || null,
+      row: line,
+    });
   }
-  return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors, notices: [] };
+  const notices: ImportError[] = [];
+  nestByFileIds(tasks, paths, notices, { name: 'parent', what: 'line' });
+  return {
+    format: 'tasklane-csv',
+    tasks,
+    agents: [],
+    relations: [],
+    skipped: errors.length,
+    errors,
+    notices,
+  };
 }
 
 /** A CSV priority cell: empty is none; anything else must read as a number the task routes accept. */
@@ -593,5 +774,5 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
     ancestors.splice(depth, Number.POSITIVE_INFINITY, { holder, index: tasks.length - 1 });
     noteTarget = { holder, on: null };
   }
-  return { format: 'todoist-csv', tasks, agents: [], skipped, errors, notices };
+  return { format: 'todoist-csv', tasks, agents: [], relations: [], skipped, errors, notices };
 }

@@ -29,8 +29,8 @@ export interface NewTaskWithChecklist {
   /** 1 (urgent) to 4 (none, when absent). */
   priority?: number;
   /**
-   * Issue 29: the index, in the same list, of the task this one is a sub-task of (an earlier one);
-   * none for a top-level task. A sub-task takes its parent's section, and goes to the archive only
+   * Issue 29: the index, in the same list, of the task this one is a sub-task of; none for a
+   * top-level task (and for one whose parents, given here, loop). A sub-task takes its parent's section, and goes to the archive only
    * with it: a completed sub-task of an open parent stays in the list, completed.
    */
   parentIndex?: number | null;
@@ -63,21 +63,36 @@ export async function insertTasksOnTop(
   const ids: number[] = new Array(tasks.length);
   // Issue 29: a parent is written before its sub-tasks (parent_id is checked at insert), one level at
   // a time; positions come from the given order, so the list's order is the same either way.
-  const level = new Array<number>(tasks.length);
+  const level = new Array<number | undefined>(tasks.length);
+  const parentOf = (i: number): number | null => {
+    const parent = tasks[i]!.parentIndex ?? null;
+    return parent !== null && Number.isInteger(parent) && parent >= 0 && parent < tasks.length && parent !== i
+      ? parent
+      : null;
+  };
+  const levelOf = (i: number): number => {
+    const known = level[i];
+    if (known !== undefined) return known === -1 ? 0 : known;
+    level[i] = -1; // on the way: a loop in the given parents makes a top-level task
+    const parent = parentOf(i);
+    const depth = parent === null || level[parent] === -1 ? 0 : levelOf(parent) + 1;
+    level[i] = depth;
+    return depth;
+  };
+  const waves: number[][] = [];
+  for (let i = 0; i < tasks.length; i++) {
+    const wave = waves[levelOf(i)];
+    if (wave) wave.push(i);
+    else waves[levelOf(i)] = [i];
+  }
   const archivedOf = new Array<boolean>(tasks.length);
   const sectionAt = new Array<number | null>(tasks.length);
-  const waves: number[][] = [];
-  tasks.forEach((task, i) => {
-    const parent = task.parentIndex ?? null;
-    const known = parent !== null && parent >= 0 && parent < i;
-    level[i] = known ? level[parent]! + 1 : 0;
-    const done = doneAfter(task) === true;
-    archivedOf[i] = known ? archivedOf[parent]! : done;
-    sectionAt[i] = known ? sectionAt[parent]! : (task.sectionId ?? null);
-    const wave = waves[level[i]!];
-    if (wave) wave.push(i);
-    else waves[level[i]!] = [i];
-  });
+  for (const wave of waves)
+    for (const i of wave) {
+      const parent = level[i]! > 0 ? parentOf(i) : null;
+      archivedOf[i] = parent === null ? doneAfter(tasks[i]!) === true : archivedOf[parent]!;
+      sectionAt[i] = parent === null ? (tasks[i]!.sectionId ?? null) : sectionAt[parent]!;
+    }
   for (const wave of waves) {
     for (let start = 0; start < wave.length; start += BATCH) {
       const batch = wave.slice(start, start + BATCH);
@@ -89,7 +104,7 @@ export async function insertTasksOnTop(
             // A file from elsewhere may set one flag only: here they are one state.
             const done = doneAfter(task) === true;
             const archived = archivedOf[i]!;
-            const parent = task.parentIndex ?? null;
+            const parent = level[i]! > 0 ? parentOf(i) : null;
             return {
               user_id: userId,
               project_id: projectId,
@@ -107,7 +122,7 @@ export async function insertTasksOnTop(
               archived,
               archived_at: archived ? (task.archivedAt ?? now) : null,
               position: first + i,
-              parent_id: level[i]! > 0 && parent !== null ? ids[parent]! : null,
+              parent_id: parent === null ? null : ids[parent]!,
               context_id: task.contextId,
               notes: task.notes,
               ai_draft: task.aiDraft,
