@@ -21,6 +21,10 @@ export const ACTIVITY_KINDS = [
   // Issue 23.
   'priority_changed',
   'labels_changed',
+  // Issue 29: sub-tasks.
+  'subtask_added',
+  'moved_under',
+  'made_top_level',
 ] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
@@ -41,9 +45,22 @@ export const activityEntrySchema = z.object({
    * names}; commented {commentId}; file_added / file_removed {fileName}; checklist_changed
    * {action, title}; proposal_applied {runId}; priority_changed {from, to} (1-4);
    * labels_changed {added, removed} (label names); completed {} or, for an occurrence of a recurring
-   * task (issue 22), {next: 'YYYY-MM-DD', text: 'completed (next: Mon 7 Dec)'}; the others {}.
+   * task (issue 22), {next: 'YYYY-MM-DD', text: 'completed (next: Mon 7 Dec)'}; subtask_added
+   * {taskId, title} (on the parent, issue 29); moved_under {parentId, parentTitle}; made_top_level
+   * {fromParentId?, fromParentTitle?}; the others {}.
    */
   data: z.record(z.string(), z.unknown()),
   at: z.string(),
 });
 export type ActivityEntry = z.infer<typeof activityEntrySchema>;
+
+/**
+ * Issue 29: the sub-task entries' sentences after the actor's name, shared by the server (webhooks,
+ * MCP) and the browser's Activity: 'added the sub-task "Book flights"', 'moved under "Plan trip"',
+ * 'made top-level'.
+ */
+export const SUBTASK_ACTIVITY_TEXT = {
+  subtaskAdded: (title: string) => `added the sub-task "${title}"`,
+  movedUnder: (parentTitle: string) => `moved under "${parentTitle}"`,
+  madeTopLevel: 'made top-level',
+} as const;

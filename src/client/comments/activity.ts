@@ -1,4 +1,4 @@
-import type { ActivityEntry } from '../../common/activity';
+import { type ActivityEntry, SUBTASK_ACTIVITY_TEXT } from '../../common/activity';
 import { completedNextText } from '../../common/recurrence';
 import { PRIORITY_TEXT } from '../labels/copy';
 import { formatDueDate } from '../tasks/dates';
@@ -99,5 +99,11 @@ export function activitySentence({ actorName: who, kind, data }: ActivityEntry):
       ];
       return `${who} ${parts.length > 0 ? parts.join('; ') : 'changed the labels'}`;
     }
+    case 'subtask_added':
+      return `${who} ${SUBTASK_ACTIVITY_TEXT.subtaskAdded(text(data, 'title') ?? '')}`;
+    case 'moved_under':
+      return `${who} ${SUBTASK_ACTIVITY_TEXT.movedUnder(text(data, 'parentTitle') ?? '')}`;
+    case 'made_top_level':
+      return `${who} ${SUBTASK_ACTIVITY_TEXT.madeTopLevel}`;
   }
 }

@@ -55,11 +55,56 @@ export function toTask(
   };
 }
 
-/** What a list's tasks carry besides their rows: assignees and labels, by task id. */
+/** What a list's tasks carry besides their rows: assignees, labels and structure, by task id. */
 export interface TaskExtras {
   assignees: Map<number, number[]>;
   labels: Map<number, TaskLabel[]>;
+  /** Issue 29: sub-task counts and open blockers; a task left out has none. */
+  structure?: Map<number, TaskStructure>;
 }
+
+type SubtaskCountRow = {
+  parent_id: number | null;
+  total: number | string | bigint;
+  done: number | string | bigint | null;
+};
+type BlockerCountRow = { task_id: number; blockers: number | string | bigint };
+/** Sub-task counts and open blockers by task, from their grouped queries' rows. */
+const structureByTask = (
+  subtasks: SubtaskCountRow[],
+  blockers: BlockerCountRow[],
+  byTask = new Map<number, TaskStructure>(),
+) => {
+  const of = (id: number) => {
+    let structure = byTask.get(id);
+    if (!structure) {
+      structure = { subtasks: { done: 0, total: 0 }, blockedBy: 0 };
+      byTask.set(id, structure);
+    }
+    return structure;
+  };
+  for (const row of subtasks) {
+    if (row.parent_id === null) continue;
+    of(row.parent_id).subtasks = { done: Number(row.done ?? 0), total: Number(row.total) };
+  }
+  for (const row of blockers) of(row.task_id).blockedBy = Number(row.blockers);
+  return byTask;
+};
+
+/**
+ * The subtree under `rootId` (the task itself at depth 0), as a recursive CTE both databases read
+ * (decision 050). The depth bound stops a corrupted loop from running forever.
+ */
+const subtreeCte = (rootId: number) =>
+  sql`with recursive subtree(id, depth) as (
+    select id, 0 from tasks where id = ${rootId}
+    union all
+    select tasks.id, subtree.depth + 1 from tasks join subtree on tasks.parent_id = subtree.id
+    where subtree.depth < 64
+  )`;
+/** `tasks.id in (the subtree under rootId, itself included or not)`, for set-based statements. */
+const inSubtree = (rootId: number, withRoot: boolean) =>
+  sql<boolean>`tasks.id in (${subtreeCte(rootId)} select id from subtree${withRoot ? sql`` : sql` where depth > 0`})`;
 
 const pushTo = <T>(map: Map<number, T[]>, key: number, value: T) => {
   const list = map.get(key);
@@ -204,6 +249,11 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         });
       }
       if (query.agentId !== undefined) select = select.where('tasks.context_id', '=', query.agentId);
+      // Issue 29: one task's direct sub-tasks, in their order (archived ones too).
+      if (query.parentId !== undefined) {
+        select = select.where('tasks.parent_id', '=', query.parentId);
+        if (sort === 'manual') return select.orderBy('tasks.position').orderBy('tasks.id').execute();
+      }
       const priorities = query.priority;
       if (priorities) select = select.where('tasks.priority', 'in', priorities);
       // Each name must be on the task: anyone's label of that name counts (labels are seen by all).
@@ -267,6 +317,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
       id: number,
       changes: Omit<TaskUpdate, 'position'>,
       toTopOf?: number,
+      position?: number,
     ): Promise<TaskRow | undefined> =>
       db
         .updateTable('tasks')
@@ -274,10 +325,21 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
           ...changes,
           updated_at: nowIso(),
           ...(toTopOf !== undefined ? { position: topPosition(toTopOf) } : {}),
+          ...(toTopOf === undefined && position !== undefined ? { position } : {}),
         })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst(),
+
+    /** A new task at this position (a sub-task: after its parent's last, issue 29). */
+    insertAt: (task: NewTaskOnTop, position: number): Promise<TaskRow> => {
+      const now = nowIso();
+      return db
+        .insertInto('tasks')
+        .values({ ...task, position, created_at: now, updated_at: now })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
 
     fileKeys: async (taskId: number): Promise<string[]> =>
       (await db.selectFrom('files').select('storage_key').where('task_id', '=', taskId).execute()).map(
@@ -507,7 +569,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     activePlace: (projectId: number, id: number) =>
       db
         .selectFrom('tasks')
-        .select(['id', 'position', 'section_id'])
+        .select(['id', 'position', 'section_id', 'parent_id'])
         .where('id', '=', id)
         .where('project_id', '=', projectId)
         .where('archived', '=', false)
@@ -515,13 +577,15 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
 
     /**
      * The active task that follows `after` in list order (position, then id), leaving `skip` out;
-     * with no `after`, the first one. Within one section (null: 'No section') when `sectionId` is given.
+     * with no `after`, the first one. Within one section (null: 'No section') when `sectionId` is given,
+     * among one parent's sub-tasks (null: the top-level tasks) when `parentId` is (issue 29).
      */
     nextActive: (
       projectId: number,
       after: { id: number; position: number } | null,
       skip: number,
       sectionId?: number | null,
+      parentId?: number | null,
     ) => {
       let query = db
         .selectFrom('tasks')
@@ -531,6 +595,9 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .where('id', '!=', skip);
       if (sectionId !== undefined) {
         query = query.where('section_id', sectionId === null ? 'is' : '=', sectionId);
+      }
+      if (parentId !== undefined) {
+        query = query.where('parent_id', parentId === null ? 'is' : '=', parentId);
       }
       if (after) {
         query = query.where((eb) =>
@@ -546,6 +613,193 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     /** A task's place: its position and, when given, its section (null: none). */
     setPosition: async (id: number, position: number, sectionId?: number | null): Promise<void> => {
       await db.updateTable('tasks').set({ position, section_id: sectionId }).where('id', '=', id).execute();
+    },
+
+    /** Issue 29: these tasks' direct sub-task counts and open blockers, in two grouped queries. */
+    structureOf: async (taskIds: number[]): Promise<Map<number, TaskStructure>> => {
+      const byTask = new Map<number, TaskStructure>();
+      for (let at = 0; at < taskIds.length; at += ID_BATCH) {
+        const ids = taskIds.slice(at, at + ID_BATCH);
+        const [subtasks, blockers] = await Promise.all([
+          db
+            .selectFrom('tasks')
+            .select((eb) => [
+              'parent_id',
+              eb.fn.countAll().as('total'),
+              eb.fn.sum(sql<number>`case when completed = ${true} then 1 else 0 end`).as('done'),
+            ])
+            .where('parent_id', 'in', ids)
+            .groupBy('parent_id')
+            .execute(),
+          db
+            .selectFrom('task_relations')
+            .innerJoin('tasks as blocker', 'blocker.id', 'task_relations.task_id')
+            .select((eb) => ['task_relations.other_task_id as task_id', eb.fn.countAll().as('blockers')])
+            .where('task_relations.kind', '=', 'blocks')
+            .where('task_relations.other_task_id', 'in', ids)
+            .where('blocker.completed', '=', false)
+            .where('blocker.archived', '=', false)
+            .groupBy('task_relations.other_task_id')
+            .execute(),
+        ]);
+        structureByTask(subtasks as SubtaskCountRow[], blockers as BlockerCountRow[], byTask);
+      }
+      return byTask;
+    },
+
+    /**
+     * The same for a project's whole list, one grouped query each (a sub-task is always in its
+     * parent's project, and archived with it, so the children of the list's tasks are the project's).
+     */
+    structureInProject: async (projectId: number, archived: boolean): Promise<Map<number, TaskStructure>> => {
+      const [subtasks, blockers] = await Promise.all([
+        db
+          .selectFrom('tasks')
+          .select((eb) => [
+            'parent_id',
+            eb.fn.countAll().as('total'),
+            eb.fn.sum(sql<number>`case when completed = ${true} then 1 else 0 end`).as('done'),
+          ])
+          .where('project_id', '=', projectId)
+          .where('parent_id', 'is not', null)
+          .where('archived', '=', archived)
+          .groupBy('parent_id')
+          .execute(),
+        db
+          .selectFrom('task_relations')
+          .innerJoin('tasks as blocked', 'blocked.id', 'task_relations.other_task_id')
+          .innerJoin('tasks as blocker', 'blocker.id', 'task_relations.task_id')
+          .select((eb) => ['task_relations.other_task_id as task_id', eb.fn.countAll().as('blockers')])
+          .where('task_relations.kind', '=', 'blocks')
+          .where('blocked.project_id', '=', projectId)
+          .where('blocked.archived', '=', archived)
+          .where('blocker.completed', '=', false)
+          .where('blocker.archived', '=', false)
+          .groupBy('task_relations.other_task_id')
+          .execute(),
+      ]);
+      return structureByTask(subtasks as SubtaskCountRow[], blockers as BlockerCountRow[]);
+    },
+
+    /** The task and its ancestors, nearest first: its level below a top-level task is the length less one. */
+    ancestry: async (
+      id: number,
+    ): Promise<Array<{ id: number; parent_id: number | null; title: string; archived: boolean }>> => {
+      const rows = await sql<{
+        id: number;
+        parent_id: number | null;
+        title: string;
+        archived: unknown;
+        depth: number;
+      }>`
+        with recursive up(id, parent_id, title, archived, depth) as (
+          select id, parent_id, title, archived, 0 from tasks where id = ${id}
+          union all
+          select tasks.id, tasks.parent_id, tasks.title, tasks.archived, up.depth + 1
+          from tasks join up on tasks.id = up.parent_id
+          where up.depth < 64
+        )
+        select id, parent_id, title, archived, depth from up order by depth`.execute(db);
+      return rows.rows.map((row) => ({
+        id: row.id,
+        parent_id: row.parent_id,
+        title: row.title,
+        archived: toBool(row.archived as boolean),
+      }));
+    },
+
+    /** How many levels the subtree under the task reaches below it (0: no sub-tasks). */
+    subtreeHeight: async (id: number): Promise<number> => {
+      const row = await sql<{
+        height: number | null;
+      }>`${subtreeCte(id)} select max(depth) as height from subtree`.execute(db);
+      return Number(row.rows[0]?.height ?? 0);
+    },
+
+    /** The ids of the task's subtree, itself first. */
+    subtreeIds: async (id: number): Promise<number[]> =>
+      (
+        await sql<{ id: number }>`${subtreeCte(id)} select id from subtree order by depth, id`.execute(db)
+      ).rows.map((row) => row.id),
+
+    /** Where a new last sub-task of `parentId` goes: after its last child (or just after the parent). */
+    endOfChildren: async (parentId: number, parentPosition: number): Promise<number> => {
+      const row = await db
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.max('position').as('last'))
+        .where('parent_id', '=', parentId)
+        .executeTakeFirst();
+      return (row?.last == null ? parentPosition : Number(row.last)) + 1;
+    },
+
+    /** The sibling that follows the task (same parent; top-level: same section), for a place just after it. */
+    nextSibling: (row: Pick<TaskRow, 'id' | 'position' | 'project_id' | 'parent_id' | 'section_id'>) => {
+      let query = db
+        .selectFrom('tasks')
+        .select(['id', 'position'])
+        .where('project_id', '=', row.project_id)
+        .where('archived', '=', false)
+        .where('id', '!=', row.id)
+        .where('parent_id', row.parent_id === null ? 'is' : '=', row.parent_id)
+        .where((eb) =>
+          eb.or([
+            eb('position', '>', row.position),
+            eb.and([eb('position', '=', row.position), eb('id', '>', row.id)]),
+          ]),
+        );
+      if (row.parent_id === null)
+        query = query.where('section_id', row.section_id === null ? 'is' : '=', row.section_id);
+      return query.orderBy('position').orderBy('id').limit(1).executeTakeFirst();
+    },
+
+    /** Set-based: the same columns on every task below `rootId` (not the task itself). */
+    updateDescendants: async (
+      rootId: number,
+      changes: Omit<TaskUpdate, 'position' | 'parent_id'>,
+    ): Promise<number> => {
+      const result = await db
+        .updateTable('tasks')
+        .set({ ...changes, updated_at: nowIso() })
+        .where(inSubtree(rootId, false))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
+    /** Assignees of the tasks below `rootId` who are not among `memberIds` come off (a move to another project). */
+    dropDescendantAssignees: async (rootId: number, memberIds: number[]): Promise<void> => {
+      let query = db
+        .deleteFrom('task_assignees')
+        .where('task_id', 'in', sql<number>`(${subtreeCte(rootId)} select id from subtree where depth > 0)`);
+      if (memberIds.length > 0) query = query.where('user_id', 'not in', memberIds);
+      await query.execute();
+    },
+
+    /** The storage keys of every file of the subtree under `rootId`, itself included. */
+    subtreeFileKeys: async (rootId: number): Promise<string[]> =>
+      (
+        await db
+          .selectFrom('files')
+          .select('storage_key')
+          .where('task_id', 'in', sql<number>`(${subtreeCte(rootId)} select id from subtree)`)
+          .execute()
+      ).map((row) => row.storage_key),
+
+    /**
+     * The tasks outside the subtree that tasks of it block: their rows are touched (updated_at), so
+     * their projects' cached lists (their `blockedBy`) are read anew. Their projects' ids.
+     */
+    touchBlocked: async (rootId: number): Promise<number[]> => {
+      const blocked = sql<number>`(select task_relations.other_task_id from task_relations
+        where task_relations.kind = 'blocks'
+        and task_relations.task_id in (${subtreeCte(rootId)} select id from subtree))`;
+      const rows = await db
+        .updateTable('tasks')
+        .set({ updated_at: nowIso() })
+        .where('id', 'in', blocked)
+        .where(sql<boolean>`not (${inSubtree(rootId, true)})`)
+        .returning('project_id')
+        .execute();
+      return [...new Set(rows.map((row) => row.project_id))];
     },
 
     /** Which of these ids are the project's archived tasks (to say why a reorder was refused). */

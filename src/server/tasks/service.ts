@@ -5,13 +5,14 @@ import { checklistPath } from '../../common/checklist';
 import { addDays, dateInZone, dueDayIn } from '../../common/due';
 import { LABEL_MESSAGES } from '../../common/labels';
 import { taskRemindersPath } from '../../common/notifications';
-import { PROJECTS_PATH, roleAtLeast } from '../../common/projects';
+import { PROJECTS_PATH, type ProjectRole, roleAtLeast } from '../../common/projects';
 import { completedNextText, nextDueDate } from '../../common/recurrence';
 import {
   ALL_PROJECTS,
   ARCHIVED_TASKS_PATH,
   type CreateTaskInput,
   isFiltered,
+  TASK_LIMITS,
   TASK_MESSAGES,
   TASKS_PATH,
   type Task,
@@ -29,7 +30,7 @@ import type { Database, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool } from '../db/values';
 import type { FileStore } from '../files/store';
 import { COMPRESS_THRESHOLD } from '../http/compression';
-import { badRequest } from '../http/errors';
+import { badRequest, HttpError } from '../http/errors';
 import { type ChangeEvent, type ProjectEvents, taskChange } from '../live/projects';
 import type { NotificationService } from '../notifications/service';
 import type { ReminderService } from '../reminders/service';
@@ -60,6 +61,10 @@ export const TASK_ERRORS = {
   duplicateInReorder: (id: number) => `taskIds lists task ${id} more than once`,
   reorderAcrossProjects: 'taskIds must all be tasks of one project',
   notAMember: (user: string) => `assigneeIds: ${user} is not a member of this project`,
+  /** Issue 29: a sub-task cannot go under a task in the archive. */
+  parentArchived: (parentId: number) => `parentId ${parentId} names an archived task: restore it first`,
+  /** An archived task goes back to the list (restored) before it can be put under another. */
+  archivedUnderParent: 'parentId cannot be set on an archived task: restore it first',
 } as const;
 
 export interface TaskServiceDeps {
@@ -139,12 +144,52 @@ export function createTaskService({
 
   /** The extras of these tasks (assignees, labels), read for them alone. */
   const extrasOf = async (ids: number[], repository: TaskRepository = tasks): Promise<TaskExtras> => {
-    const [assignees, labels] = await Promise.all([repository.assigneesOf(ids), repository.labelsOf(ids)]);
-    return { assignees, labels };
+    const [assignees, labels, structure] = await Promise.all([
+      repository.assigneesOf(ids),
+      repository.labelsOf(ids),
+      repository.structureOf(ids),
+    ]);
+    return { assignees, labels, structure };
   };
+  /** A task as answered: its assignees, labels, sub-task counts and open blockers read for it. */
   const withAssignees = async (row: TaskRow, repository: TaskRepository = tasks): Promise<Task> => {
     const extras = await extrasOf([row.id], repository);
-    return toTask(row, extras.assignees.get(row.id), extras.labels.get(row.id));
+    return asTask(row, extras);
+  };
+  const asTask = (row: TaskRow, { assignees, labels, structure }: TaskExtras): Task =>
+    toTask(row, assignees.get(row.id), labels.get(row.id), structure?.get(row.id));
+
+  /**
+   * The task a sub-task goes under (issue 29), when the caller's role in its project is at least
+   * `needed`: one they cannot see, or that does not exist, is 404 naming parentId.
+   */
+  const parentFor = async (userId: Caller, parentId: number, needed: ProjectRole): Promise<TaskRow> => {
+    try {
+      return (await access.requireTask(user(userId), parentId, needed)).task;
+    } catch (error) {
+      if (error instanceof HttpError && error.statusCode === 404) {
+        throw new HttpError(404, TASK_MESSAGES.parentNotFound);
+      }
+      throw error;
+    }
+  };
+
+  /**
+   * Whether `taskId` (with `height` levels below it) may go under `parent`: 400 naming parentId for
+   * a loop (the task itself or one of its descendants), an archived parent, or a tree deeper than
+   * TASK_LIMITS.subtaskDepth below its top-level task. Answers the parent's ancestry.
+   */
+  const assertParent = async (parent: TaskRow, taskId: number | undefined) => {
+    const chain = await tasks.ancestry(parent.id);
+    if (taskId !== undefined && chain.some((ancestor) => ancestor.id === taskId)) {
+      throw badRequest(TASK_MESSAGES.parentLoop);
+    }
+    if (toBool(parent.archived)) throw badRequest(TASK_ERRORS.parentArchived(parent.id));
+    // The parent's level (0: top-level), one more for the task, and its own subtree's height.
+    const height = taskId === undefined ? 0 : await tasks.subtreeHeight(taskId);
+    if (chain.length - 1 + 1 + height > TASK_LIMITS.subtaskDepth)
+      throw badRequest(TASK_MESSAGES.parentTooDeep);
+    return chain;
   };
 
   /** The caller's own labels among `labelIds`, once each; 400 naming the first that is not theirs. */
@@ -159,19 +204,15 @@ export function createTaskService({
 
   const lists = createListCache(LIST_CACHE_BYTES, LIST_CACHE_ENTRY_BYTES);
   /** The rows as the list's JSON: full tasks, or (`view=summary`) without notes and AI draft. */
-  const serialise = (rows: TaskRow[], { assignees, labels }: TaskExtras, view: TaskListRouteQuery['view']) =>
+  const serialise = (rows: TaskRow[], extras: TaskExtras, view: TaskListRouteQuery['view']) =>
     Buffer.from(
       JSON.stringify(
         view === 'summary'
           ? rows.map((row) => {
-              const {
-                notes: _notes,
-                aiDraft: _draft,
-                ...summary
-              } = toTask(row, assignees.get(row.id), labels.get(row.id));
+              const { notes: _notes, aiDraft: _draft, ...summary } = asTask(row, extras);
               return summary;
             })
-          : rows.map((row) => toTask(row, assignees.get(row.id), labels.get(row.id))),
+          : rows.map((row) => asTask(row, extras)),
       ),
     );
 
@@ -254,6 +295,14 @@ export function createTaskService({
    * the version are one query (the access module's listScope).
    */
   const list = async (userId: number, archived: boolean, query: TaskListRouteQuery): Promise<ListAnswer> => {
+    if (query.parentId !== undefined) {
+      // Issue 29: one task's direct sub-tasks, in their order; the task must be one the caller sees.
+      const parent = await parentFor(userId, query.parentId, 'viewer');
+      return {
+        ...(await filteredList(userId, { projectIds: [parent.project_id] }, archived, query)),
+        cached: false,
+      };
+    }
     const span = await spanOf(userId, query);
     if (span) return { ...(await filteredList(userId, span, archived, query)), cached: false };
     const projectId = typeof query.projectId === 'number' ? query.projectId : undefined;
@@ -268,13 +317,14 @@ export function createTaskService({
     const key = `${scope.projectId}:${archived ? 'archived' : 'active'}:${query.view ?? 'full'}`;
     const cached = lists.get(key, scope.version);
     if (cached) return { ...cached, cached: true };
-    const [rows, assignees, labels] = await Promise.all([
+    const [rows, assignees, labels, structure] = await Promise.all([
       archived ? tasks.listArchived(scope.projectId) : tasks.listActive(scope.projectId),
       tasks.assigneesInProject(scope.projectId, archived),
       tasks.labelsInProject(scope.projectId, archived),
+      tasks.structureInProject(scope.projectId, archived),
     ]);
     return {
-      ...lists.set(key, scope.version, serialise(rows, { assignees, labels }, query.view)),
+      ...lists.set(key, scope.version, serialise(rows, { assignees, labels, structure }, query.view)),
       cached: false,
     };
   };
@@ -321,6 +371,71 @@ export function createTaskService({
       ),
   );
 
+  /**
+   * Issue 29: a sub-task, editor or more in its parent's project, which it joins with the parent's
+   * section, after the parent's last sub-task. Written in a transaction of its own (not the group
+   * commit's), with 'added the sub-task' on the parent.
+   */
+  const createSubtask = async (userId: Caller, input: CreateTaskInput, parentId: number): Promise<Task> => {
+    const parent = await parentFor(userId, parentId, 'editor');
+    if (input.projectId !== undefined && input.projectId !== parent.project_id) {
+      throw badRequest(TASK_MESSAGES.parentOtherProject);
+    }
+    await assertParent(parent, undefined);
+    await assertOwnAgent(userId, input.contextId);
+    const labelIds = await checkOwnLabels(userId, input.labelIds);
+    assertDated(input.dueDate, input.dueTime, input.recurrence);
+    const zone = input.dueTime ? await zoneOf(userId) : null;
+    // A completed sub-task stays under its parent, out of the archive.
+    const done = doneAfter(input) ?? false;
+    const row = await inTransaction(db, dialect, async (repository, trx) => {
+      const position = await repository.endOfChildren(parent.id, parent.position);
+      const inserted = await repository.insertAt(
+        {
+          user_id: userId,
+          project_id: parent.project_id,
+          parent_id: parent.id,
+          title: input.title,
+          description: input.description,
+          due_date: input.dueDate,
+          due_time: input.dueTime,
+          due_time_zone: zone,
+          recurrence: input.recurrence,
+          recurrence_from: input.recurrenceFrom ?? 'due',
+          section_id: parent.section_id ?? null,
+          completed: done,
+          archived: false,
+          archived_at: null,
+          context_id: input.contextId,
+          notes: null,
+          ai_draft: null,
+          ai_assisted: false,
+          search_text: taskSearchText({ title: input.title, description: input.description, notes: null }),
+          priority: input.priority ?? 4,
+        },
+        position,
+      );
+      if (labelIds?.length) await repository.setOwnLabels(inserted.id, userId, labelIds);
+      await recordActivity(trx, [
+        { taskId: inserted.id, actorId: userId, kind: 'created' },
+        {
+          taskId: parent.id,
+          actorId: userId,
+          kind: 'subtask_added',
+          data: { taskId: inserted.id, title: inserted.title },
+        },
+      ]);
+      return inserted;
+    });
+    const created = await withAssignees(row);
+    await publish(
+      [parent.project_id],
+      [taskPath(parent.id), taskActivityPath(parent.id)],
+      [taskChange('task.created', created)],
+    );
+    return created;
+  };
+
   const service = {
     /**
      * GET /api/tasks as JSON bytes (and compressed, on demand): the active tasks of the caller's
@@ -353,6 +468,7 @@ export function createTaskService({
      * `projectId`); its creator is the caller, whatever the body says.
      */
     async create(userId: Caller, input: CreateTaskInput): Promise<Task> {
+      if (input.parentId !== null) return createSubtask(userId, input, input.parentId);
       const { id: projectId } = await access.requireWritableProject(user(userId), input.projectId);
       await assertOwnAgent(userId, input.contextId);
       await sections.assertInProject(input.sectionId, projectId);
@@ -456,6 +572,33 @@ export function createTaskService({
       const sourceMembers = moving ? await access.projectMembers(current.project_id) : members;
       const assigneeIds = input.assigneeIds && (await checkAssignees(input.assigneeIds, members));
       let done = doneAfter(input);
+      // Issue 29: the task's parent after this change (undefined: the same one). Moved alone to
+      // another project, or into another section, a sub-task becomes top-level there; restored
+      // while its parent is still in the archive, it comes back top-level.
+      const currentParentId = current.parent_id ?? null;
+      const oldParent = currentParentId !== null ? await tasks.find(currentParentId) : undefined;
+      let newParent: TaskRow | null | undefined;
+      if (input.parentId !== undefined && (input.parentId !== currentParentId || moving)) {
+        if (input.parentId === null) newParent = null;
+        else {
+          const parent = await parentFor(userId, input.parentId, 'viewer');
+          if (parent.id === id) throw badRequest(TASK_MESSAGES.parentLoop);
+          if (parent.project_id !== projectId) throw badRequest(TASK_MESSAGES.parentOtherProject);
+          if (toBool(current.archived)) throw badRequest(TASK_ERRORS.archivedUnderParent);
+          await assertParent(parent, id);
+          newParent = parent;
+        }
+      } else if (currentParentId !== null && input.parentId === undefined) {
+        const otherSection =
+          input.sectionId !== undefined && input.sectionId !== (current.section_id ?? null);
+        const restoredAlone =
+          done === false && toBool(current.archived) && oldParent && toBool(oldParent.archived);
+        if (moving || otherSection || restoredAlone) newParent = null;
+      }
+      if (newParent !== undefined && (newParent?.id ?? null) === currentParentId) newParent = undefined;
+      const parentAfter = newParent === undefined ? currentParentId : (newParent?.id ?? null);
+      // A sub-task is done when completed; a top-level task when archived (with its subtree).
+      const wasDone = parentAfter !== null ? toBool(current.completed) : toBool(current.archived);
       // Time and recurrence (issue 22): both need a date, and go when the date goes.
       const dueDate = input.dueDate !== undefined ? input.dueDate : current.due_date;
       const dueTime = input.dueTime !== undefined ? input.dueTime : (current.due_time ?? null);
@@ -501,9 +644,17 @@ export function createTaskService({
         ai_assisted: input.aiAssisted,
         due_date: next ?? input.dueDate,
         project_id: moving ? projectId : undefined,
-        // A task moved to another project leaves its section, unless it is given one there.
-        section_id: input.sectionId !== undefined ? input.sectionId : moving ? null : undefined,
+        // A task moved to another project leaves its section, unless it is given one there; a
+        // sub-task is in its parent's.
+        section_id: newParent
+          ? (newParent.section_id ?? null)
+          : input.sectionId !== undefined
+            ? input.sectionId
+            : moving
+              ? null
+              : undefined,
         priority: input.priority,
+        parent_id: newParent === undefined ? undefined : (newParent?.id ?? null),
       };
       if (next) {
         changes.completed = false;
@@ -517,7 +668,8 @@ export function createTaskService({
         });
       }
       const restoring = done === false && toBool(current.archived);
-      if (done !== undefined && done !== toBool(current.archived)) {
+      // A completed sub-task stays under its parent, out of the archive (issue 29).
+      if (done !== undefined && done !== toBool(current.archived) && !(done && parentAfter !== null)) {
         changes.archived = done;
         changes.archived_at = done ? nowIso() : null;
       }
@@ -530,11 +682,54 @@ export function createTaskService({
         return withAssignees(current);
       }
       let newlyAssigned: number[] = [];
+      let blockedProjects: number[] = [];
       const row = await inTransaction(db, dialect, async (repository, trx) => {
         const before = (await repository.assigneesOf([id])).get(id) ?? [];
+        // Just after a sibling (an outdented task after the parent it left), between it and the next.
+        const justAfter = async (sibling: TaskRow) => {
+          const following = await repository.nextSibling(sibling);
+          return following ? (sibling.position + following.position) / 2 : sibling.position + 1;
+        };
+        let position: number | undefined;
+        if (newParent) {
+          position =
+            oldParent && oldParent.parent_id === newParent.id
+              ? await justAfter(oldParent)
+              : await repository.endOfChildren(newParent.id, newParent.position);
+        } else if (
+          newParent === null &&
+          !moving &&
+          !restoring &&
+          oldParent?.parent_id === null &&
+          (changes.section_id === undefined || changes.section_id === (current.section_id ?? null))
+        ) {
+          position = await justAfter(oldParent);
+        }
+        const toTop = position === undefined && (restoring || moving || newParent === null);
         // Labels change the task's row too (updated_at), so its project's list version moves on.
-        const updated = await repository.update(id, changes, restoring || moving ? projectId : undefined);
+        const updated = await repository.update(id, changes, toTop ? projectId : undefined, position);
         if (!updated) throw taskNotFound();
+        // Its subtree follows it (issue 29), in set-based statements: project, section, completion.
+        const below: Omit<TaskUpdate, 'position' | 'parent_id'> = {};
+        if (moving) below.project_id = projectId;
+        if (moving || (updated.section_id ?? null) !== (current.section_id ?? null)) {
+          below.section_id = updated.section_id ?? null;
+        }
+        if (next) below.completed = false;
+        else if (done === true && !wasDone) {
+          below.completed = true;
+          if (changes.archived === true)
+            Object.assign(below, { archived: true, archived_at: changes.archived_at });
+        } else if (restoring) Object.assign(below, { completed: false, archived: false, archived_at: null });
+        if (Object.keys(below).length > 0) await repository.updateDescendants(id, below);
+        if (moving) {
+          await repository.dropDescendantAssignees(
+            id,
+            members.map((member) => member.userId),
+          );
+        }
+        // The tasks it (or its subtree) blocks count their open blockers anew.
+        if (done !== undefined || next) blockedProjects = await repository.touchBlocked(id);
         const labels = labelIds === undefined ? null : await repository.setOwnLabels(id, userId, labelIds);
         const activity: ActivityRecord[] = [];
         const add = (kind: ActivityKind, data?: Record<string, unknown>) =>
@@ -569,8 +764,12 @@ export function createTaskService({
         } else if (input.dueDate !== undefined && input.dueDate !== current.due_date) {
           add('due_changed', { from: current.due_date, to: input.dueDate });
         }
-        if (done === true && !toBool(current.archived)) add('completed');
+        if (done === true && !wasDone) add('completed');
         if (restoring) add('restored');
+        if (newParent) add('moved_under', { parentId: newParent.id, parentTitle: newParent.title });
+        else if (newParent === null) {
+          add('made_top_level', { fromParentId: currentParentId, fromParentTitle: oldParent?.title });
+        }
         let after = assigneeIds ?? before;
         if (moving) {
           const memberIds = new Set(members.map((member) => member.userId));
@@ -604,14 +803,19 @@ export function createTaskService({
         ? 'task.moved'
         : restoring
           ? 'task.restored'
-          : next || (done === true && !toBool(current.archived))
+          : next || (done === true && !wasDone)
             ? 'task.completed'
             : 'task.updated';
+      const parentPaths =
+        newParent === undefined
+          ? []
+          : [currentParentId, newParent?.id ?? null].filter((p) => p !== null).map((p) => taskPath(p));
       await publish(
-        moving ? [current.project_id, projectId] : [projectId],
+        [...new Set([...(moving ? [current.project_id, projectId] : [projectId]), ...blockedProjects])],
         [
           taskPath(id),
           taskActivityPath(id),
+          ...parentPaths,
           ...(next ? [checklistPath(id)] : []),
           ...(losesDueTime ? [taskRemindersPath(id)] : []),
         ],
@@ -647,17 +851,24 @@ export function createTaskService({
       const { task } = await access.requireTask(user(userId), id, 'editor');
       // As it was: its assignees and labels go with it.
       const removed = await withAssignees(task);
-      const storageKeys = await inTransaction(db, dialect, async (repository) => {
-        const keys = await repository.fileKeys(id);
+      // Issue 29: its subtree goes with it (by foreign key, as do their comments, checklists,
+      // reminders, AI runs and relations); the files of all of it are read first.
+      const { storageKeys, blockedProjects } = await inTransaction(db, dialect, async (repository) => {
+        const keys = await repository.subtreeFileKeys(id);
+        const blocked = await repository.touchBlocked(id);
         if (!(await repository.delete(id))) throw taskNotFound();
-        return keys;
+        return { storageKeys: keys, blockedProjects: blocked };
       });
       await Promise.all(
         storageKeys.map((key) =>
           fileStore.remove(key).catch((error) => logger.warn({ err: error, key }, 'stored file not removed')),
         ),
       );
-      await publish([task.project_id], [], [taskChange('task.deleted', removed)]);
+      await publish(
+        [...new Set([task.project_id, ...blockedProjects])],
+        task.parent_id != null ? [taskPath(task.parent_id)] : [],
+        [taskChange('task.deleted', removed)],
+      );
     },
 
     /**
@@ -682,18 +893,36 @@ export function createTaskService({
         if (!moving) return refuse(id);
         const after = afterId === null ? null : await repository.activePlace(projectId, afterId);
         if (afterId !== null && !after) return refuse(afterId);
+        // Issue 29: siblings only (the same parent); null is the first among them.
+        const parentId = moving.parent_id ?? null;
+        if (after && (after.parent_id ?? null) !== parentId) throw badRequest(TASK_MESSAGES.moveAfterSibling);
         // Issue 23: the section named, else afterId's, else the task's own; afterId must be in it.
+        // A sub-task's is its parent's, whatever is asked.
         const section =
-          sectionId !== undefined ? sectionId : (after?.section_id ?? (after ? null : moving.section_id));
+          parentId !== null
+            ? (moving.section_id ?? null)
+            : sectionId !== undefined
+              ? sectionId
+              : (after?.section_id ?? (after ? null : moving.section_id));
         if (after && (after.section_id ?? null) !== section)
           throw badRequest(TASK_MESSAGES.moveAfterInSection);
-        const next = await repository.nextActive(projectId, after ?? null, id, section);
+        const next = await repository.nextActive(
+          projectId,
+          after ?? null,
+          id,
+          parentId === null ? section : undefined,
+          parentId,
+        );
         const position = !after
           ? (next?.position ?? 0) - 1
           : next
             ? (after.position + next.position) / 2
             : after.position + 1;
         await repository.setPosition(id, position, section);
+        // A top-level task moved to another section takes its subtree there.
+        if (parentId === null && (section ?? null) !== (moving.section_id ?? null)) {
+          await repository.updateDescendants(id, { section_id: section ?? null });
+        }
         if (!after || !next || (position > after.position && position < next.position)) return;
         // No room between the neighbours: the whole list is renumbered, the moved task after `after`.
         const order = (await repository.activeIds(projectId)).filter((other) => other !== id);
@@ -732,9 +961,7 @@ export function createTaskService({
       await publish(
         [projectId],
         ids.flatMap((id) => [taskPath(id), taskActivityPath(id)]),
-        rows.map((row) =>
-          taskChange('task.updated', toTask(row, extras.assignees.get(row.id), extras.labels.get(row.id))),
-        ),
+        rows.map((row) => taskChange('task.updated', asTask(row, extras))),
       );
     },
 
