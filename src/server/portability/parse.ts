@@ -229,12 +229,13 @@ function parseJson(body: string, timeZone: string): ParsedFile {
 function nestByFileIds(
   tasks: ParsedTask[],
   fileIds: Array<{ id: unknown; parentId: unknown; row: number }>,
-  notices: ImportError[],
+  allNotices: ImportError[],
   { name, what }: { name: string; what: string } = { name: 'parentId', what: 'task' },
 ): void {
+  const notices: ImportError[] = [];
   const indexOf = new Map<unknown, number>();
   fileIds.forEach(({ id }, i) => {
-    if (typeof id === 'number' && !indexOf.has(id)) indexOf.set(id, i);
+    if ((typeof id === 'number' || typeof id === 'string') && !indexOf.has(id)) indexOf.set(id, i);
   });
   fileIds.forEach(({ parentId, row }, i) => {
     if (parentId === null || parentId === undefined) return;
@@ -278,6 +279,7 @@ function nestByFileIds(
     return above + 1;
   };
   for (let i = 0; i < tasks.length; i++) depthOf(i);
+  allNotices.push(...notices.sort((a, b) => a.row - b.row));
 }
 
 /** Whether following `parentIndex` up from task `start` comes back to it. */

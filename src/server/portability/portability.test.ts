@@ -64,13 +64,52 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
   /** What must survive a round trip: everything but ids, positions, update times and the agent's id. */
   const portable = (document: ExportDocument) => {
     const agentTitle = new Map(document.agents.map((agent) => [agent.id, agent.title]));
+    const title = new Map(document.tasks.map((task) => [task.id, task.title]));
     return {
-      tasks: document.tasks.map(({ id: _id, position: _p, updatedAt: _u, contextId, ...task }) => ({
+      tasks: document.tasks.map(({ id: _id, position: _p, updatedAt: _u, contextId, parentId, ...task }) => ({
         ...task,
         agent: contextId === null ? null : agentTitle.get(contextId),
+        parent: parentId === null ? null : title.get(parentId),
       })),
       agents: document.agents.map(({ title, prompt }) => ({ title, prompt })),
+      relations: document.relations.map(({ taskId, otherTaskId, kind }) => [
+        title.get(taskId),
+        kind,
+        title.get(otherTaskId),
+      ]),
     };
+  };
+  const create = async (user: TestUser, body: Record<string, unknown>) => {
+    const response = await user.request('POST', '/api/tasks', body);
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json() as Task;
+  };
+  /** A relation as the relations feature stores it: one record. */
+  const relate = (taskId: number, kind: 'blocks' | 'relates_to' | 'duplicate_of', otherTaskId: number) =>
+    t.ctx.db.kysely
+      .insertInto('task_relations')
+      .values({
+        task_id: taskId,
+        other_task_id: otherTaskId,
+        kind,
+        created_by: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+  /** Alice's nested tasks: a parent with two sub-tasks, one of them with its own, and two relations. */
+  const nestedTasks = async (user: TestUser) => {
+    const trip = await create(user, { title: 'Plan trip' });
+    const flights = await create(user, { title: 'Book flights', parentId: trip.id });
+    const seats = await create(user, { title: 'Pick seats', parentId: flights.id });
+    const hotel = await create(user, { title: 'Book hotel', parentId: trip.id });
+    const visa = await create(user, { title: 'Get a visa' });
+    // The sub-task moved under its parent after it: a child older than its parent.
+    const older = await create(user, { title: 'Renew passport' });
+    const moved = await user.request('PATCH', `/api/tasks/${older.id}`, { parentId: visa.id });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await relate(visa.id, 'blocks', flights.id);
+    await relate(hotel.id, 'relates_to', seats.id);
+    return { trip, flights, seats, hotel, visa, older };
   };
 
   it('leaves the list it changed read and cached: the first GET after an import is the cache’s (issue 28)', async () => {
@@ -176,6 +215,129 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     // Importing the same agents again reuses them.
     await imported(carol, JSON.stringify(exported));
     expect((await carol.request('GET', '/api/ai-agents')).json()).toHaveLength(2);
+  });
+
+  it('keeps sub-tasks and relations through JSON, with the ids of the account it goes to (issue 29)', async () => {
+    const { trip, flights, seats, hotel, visa, older } = await nestedTasks(alice);
+    const exported = await exportJson(alice);
+    const byTitle = Object.fromEntries(exported.tasks.map((task) => [task.title, task]));
+    expect(byTitle['Book flights']).toMatchObject({ id: flights.id, parentId: trip.id });
+    expect(byTitle['Pick seats']).toMatchObject({ parentId: flights.id });
+    expect(byTitle['Renew passport']).toMatchObject({ id: older.id, parentId: visa.id });
+    expect(byTitle['Plan trip']).not.toHaveProperty('subtasks');
+    expect(exported.relations).toEqual([
+      { taskId: visa.id, otherTaskId: flights.id, kind: 'blocks' },
+      { taskId: hotel.id, otherTaskId: seats.id, kind: 'relates_to' },
+    ]);
+
+    const carol = await t.signUp();
+    await create(carol, { title: 'Already there' });
+    expect(await imported(carol, JSON.stringify(exported))).toEqual({
+      imported: 6,
+      skipped: 0,
+      errors: [],
+      notices: [],
+    });
+    const after = await exportJson(carol);
+    const mine = { ...after, tasks: after.tasks.filter((task) => task.title !== 'Already there') };
+    expect(portable(mine)).toEqual(portable(exported));
+    expect(mine.tasks.every((task) => !exported.tasks.some((old) => old.id === task.id))).toBe(true);
+    const list = await active(carol);
+    const imported_ = (title: string) => list.find((task) => task.title === title)!;
+    expect(imported_('Plan trip').subtasks).toEqual({ done: 0, total: 2 });
+    expect(imported_('Book flights').blockedBy).toBe(1);
+    // Sub-tasks in their order under their parent.
+    const children = (
+      await carol.request('GET', `/api/tasks?parentId=${imported_('Plan trip').id}`)
+    ).json() as Task[];
+    expect(children.map((task) => task.title)).toEqual(['Book flights', 'Book hotel']);
+  });
+
+  it("reads a hand-made JSON's nesting and relations: a parent not in the file, a loop, too deep, a blocked loop", async () => {
+    const tasks = [
+      { id: 1, title: 'One', parentId: null },
+      { id: 2, title: 'Two', parentId: 1 },
+      { id: 3, title: 'Three', parentId: 2 },
+      { id: 4, title: 'Four', parentId: 3 },
+      { id: 5, title: 'Five', parentId: 4 },
+      { id: 6, title: 'Six', parentId: 5 },
+      { id: 7, title: 'Lost', parentId: 99 },
+      { id: 8, title: 'Loop A', parentId: 9 },
+      { id: 9, title: 'Loop B', parentId: 8 },
+    ];
+    const relations = [
+      { taskId: 1, otherTaskId: 7, kind: 'blocks' },
+      { taskId: 1, otherTaskId: 7, kind: 'blocks' },
+      { taskId: 1, otherTaskId: 7, kind: 'blocked_by' },
+      { taskId: 2, otherTaskId: 42, kind: 'relates_to' },
+      { taskId: 8, otherTaskId: 9, kind: 'duplicated_by' },
+    ];
+    const result = await imported(alice, JSON.stringify({ tasks, relations }));
+    expect(result).toEqual({
+      imported: 9,
+      skipped: 0,
+      errors: [],
+      notices: [
+        { row: 6, message: 'task 6: more than 4 levels of sub-tasks: imported under "Four"' },
+        { row: 7, message: 'task 7: parentId names no task of the file: imported as a top-level task' },
+        { row: 9, message: 'task 9: parentId would make a loop: imported as a top-level task' },
+        { row: 3, message: 'relation 3 not imported: "Lost" would be in a loop of blocked tasks' },
+        { row: 4, message: 'relation 4 not imported: its tasks are not both in the file' },
+      ],
+    });
+    const list = await active(alice);
+    const parentOf = Object.fromEntries(
+      list.map((task) => [task.title, list.find((other) => other.id === task.parentId)?.title ?? null]),
+    );
+    expect(parentOf).toMatchObject({
+      Five: 'Four',
+      Six: 'Four',
+      Lost: null,
+      'Loop A': 'Loop B',
+      'Loop B': null,
+    });
+    const id = (title: string) => list.find((task) => task.title === title)!.id;
+    const stored = await t.ctx.db.kysely
+      .selectFrom('task_relations')
+      .select(['task_id', 'other_task_id', 'kind'])
+      .orderBy('id')
+      .execute();
+    expect(stored).toEqual([
+      { task_id: id('One'), other_task_id: id('Lost'), kind: 'blocks' },
+      { task_id: id('Loop B'), other_task_id: id('Loop A'), kind: 'duplicate_of' },
+    ]);
+  });
+
+  it("writes the parent's title path in CSV and reads the nesting back (issue 29)", async () => {
+    await nestedTasks(alice);
+    const response = await alice.request('GET', '/api/export?format=csv');
+    const lines = response.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(lines[0]).toMatch(/,priority,parent$/);
+    const parentCell = (title: string) =>
+      lines
+        .find((line) => line.startsWith(`${title},`))!
+        .split(',')
+        .at(-1);
+    expect(parentCell('Plan trip')).toBe('');
+    expect(parentCell('Book flights')).toBe('Plan trip');
+    expect(parentCell('Pick seats')).toBe('Plan trip > Book flights');
+    expect(parentCell('Renew passport')).toBe('Get a visa');
+
+    const carol = await t.signUp();
+    expect(await imported(carol, response.body)).toMatchObject({ imported: 6, skipped: 0, notices: [] });
+    const shape = (list: Task[]) =>
+      list
+        .map((task) => [task.title, list.find((other) => other.id === task.parentId)?.title ?? null])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(shape(await active(carol))).toEqual(shape(await active(alice)));
+    // A parent not in the file: top-level, with a notice.
+    const orphan = ['title,parent', 'Alone,Nowhere > Else'].join('\n');
+    expect(await imported(carol, orphan)).toMatchObject({
+      imported: 1,
+      notices: [
+        { row: 2, message: 'line 2: parent names no task of the file: imported as a top-level task' },
+      ],
+    });
   });
 
   it('carries due time, its zone and recurrence through CSV', async () => {
@@ -502,7 +664,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     await alice.request('POST', '/api/tasks', { title: 'Urgent', priority: 1 });
     await alice.request('POST', '/api/tasks', { title: 'Plain' });
     const csv = await alice.request('GET', '/api/export?format=csv');
-    expect(csv.body.split('\r\n')[0]).toMatch(/,priority$/);
+    expect(csv.body.split('\r\n')[0]).toMatch(/,priority,parent$/);
     const json = await exportJson(alice);
     expect(json.tasks.map((task) => [task.title, task.priority])).toEqual([
       ['Plain', 4],
