@@ -185,7 +185,7 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     const { proposals } = await run(alice, task);
     // The model was told what the tool does; its arguments are checked with the API's schemas.
     const offered = fake.requests[0]!.body.tools!.find((tool) => tool.function.name === 'create_subtasks');
-    expect((offered?.function as { description?: string }).description).toMatch(/sub-tasks/);
+    expect((offered!.function as { description?: string }).description).toMatch(/sub-tasks/);
     expect(
       proposals.map(({ tool, arguments: args, status, error }) => ({ tool, args, status, error })),
     ).toEqual([
