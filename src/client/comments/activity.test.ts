@@ -44,6 +44,14 @@ describe('activity sentences', () => {
     expect(activitySentence({ ...entry('created'), actorName: 'Deleted user' })).toBe(
       'Deleted user created this',
     );
+    // Issue 29: sub-tasks.
+    expect(activitySentence(entry('subtask_added', { taskId: 5, title: 'Book flights' }))).toBe(
+      'Ana added the sub-task "Book flights"',
+    );
+    expect(activitySentence(entry('moved_under', { parentId: 4, parentTitle: 'Plan trip' }))).toBe(
+      'Ana moved under "Plan trip"',
+    );
+    expect(activitySentence(entry('made_top_level', { fromParentId: 4 }))).toBe('Ana made top-level');
   });
 
   it('lists names as a sentence does', () => {

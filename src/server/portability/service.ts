@@ -220,7 +220,8 @@ export function createDataService({
  * The file's agents become the user's (one with the same title and prompt is reused, so importing
  * twice does not double them), then its tasks, each linked to its agent's new id.
  */
-async function write(trx: Kysely<Database>, userId: number, projectId: number, parsed: ParsedFile) {
+async function write(trx: Kysely<Database>, userId: number, projectId: number, file: ParsedFile) {
+  const parsed = inTreeOrder(file);
   const repository = createDataRepository(trx);
   const agentIds = new Map<number, number>();
   if (parsed.agents.length > 0) {
@@ -260,6 +261,42 @@ async function write(trx: Kysely<Database>, userId: number, projectId: number, p
     trx,
     taskIds.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
   );
+}
+
+/**
+ * Issue 29: the file's tasks with each parent before its sub-tasks, as insertTasksOnTop nests them
+ * (a sub-task of a JSON export's archive may come before its parent): every top-level task in the
+ * file's order, each followed by its sub-tasks (and theirs) in the file's order. The relations follow.
+ */
+export function inTreeOrder(file: ParsedFile): ParsedFile {
+  const { tasks } = file;
+  if (tasks.every((task, i) => task.parentIndex === undefined || task.parentIndex < i)) return file;
+  const children = new Map<number, number[]>();
+  const roots: number[] = [];
+  tasks.forEach((task, i) => {
+    const parent = task.parentIndex;
+    if (parent === undefined || parent === i || tasks[parent] === undefined) roots.push(i);
+    else children.set(parent, [...(children.get(parent) ?? []), i]);
+  });
+  const order: number[] = [];
+  const visit = (i: number) => {
+    order.push(i);
+    for (const child of children.get(i) ?? []) visit(child);
+  };
+  for (const root of roots) visit(root);
+  // A loop of parents (the parser breaks them) would leave tasks unvisited: they come last, top-level.
+  const placed = new Set(order);
+  for (let i = 0; i < tasks.length; i++) if (!placed.has(i)) order.push(i);
+  const at = new Map(order.map((old, index) => [old, index]));
+  return {
+    ...file,
+    tasks: order.map((old) => {
+      const { parentIndex, ...task } = tasks[old]!;
+      const parent = parentIndex === undefined ? undefined : at.get(parentIndex);
+      return parent !== undefined && parent < at.get(old)! ? { ...task, parentIndex: parent } : task;
+    }),
+    relations: file.relations.map(({ from, to, kind }) => ({ from: at.get(from)!, to: at.get(to)!, kind })),
+  };
 }
 
 /** The importer's labels of these names (made when they have none of that name, in grey) on the tasks. */

@@ -648,10 +648,16 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     },
 
     /**
-     * The same for a project's whole list, one grouped query each (a sub-task is always in its
-     * parent's project, and archived with it, so the children of the list's tasks are the project's).
+     * The same for the lists of whole projects (one project's cached list, or a filtered list's
+     * projects), one grouped query each whatever the list's length: a sub-task is always in its
+     * parent's project, and archived with it, so the children of the list's tasks are among the
+     * projects' tasks of the same archived state.
      */
-    structureInProject: async (projectId: number, archived: boolean): Promise<Map<number, TaskStructure>> => {
+    structureInProjects: async (
+      projectIds: number[],
+      archived: boolean,
+    ): Promise<Map<number, TaskStructure>> => {
+      if (projectIds.length === 0) return new Map();
       const [subtasks, blockers] = await Promise.all([
         db
           .selectFrom('tasks')
@@ -660,7 +666,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
             eb.fn.countAll().as('total'),
             eb.fn.sum(sql<number>`case when completed = ${true} then 1 else 0 end`).as('done'),
           ])
-          .where('project_id', '=', projectId)
+          .where('project_id', 'in', projectIds)
           .where('parent_id', 'is not', null)
           .where('archived', '=', archived)
           .groupBy('parent_id')
@@ -671,7 +677,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
           .innerJoin('tasks as blocker', 'blocker.id', 'task_relations.task_id')
           .select((eb) => ['task_relations.other_task_id as task_id', eb.fn.countAll().as('blockers')])
           .where('task_relations.kind', '=', 'blocks')
-          .where('blocked.project_id', '=', projectId)
+          .where('blocked.project_id', 'in', projectIds)
           .where('blocked.archived', '=', archived)
           .where('blocker.completed', '=', false)
           .where('blocker.archived', '=', false)

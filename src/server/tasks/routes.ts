@@ -90,7 +90,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Your tasks',
         description:
-          "Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles`, `agentId`, `priority` (`1,2`), `label` (repeatable: each name must be on the task, anyone's label, case aside), `dueFrom` or `dueTo`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside). `sort` orders them by `due` date (undated last), `priority`, `created` (newest first) or `title`; `manual`, the default, is the list's own order. The full tasks by default; with `view=summary`, without `notes` and `aiDraft` (what the app's list shows: a 10,000-task list stays small; `GET /api/tasks/{id}` has the rest). `dueFrom` and `dueTo` (YYYY-MM-DD, inclusive, dueFrom not after dueTo) keep the tasks due in that window, a day being the caller's `timeZone`'s; so is `due`'s today (`week`: today and the six days after). `projectId=all&assignee=me` is everything of the caller's: their Inbox and what is assigned to them anywhere; `assignee=me_or_unassigned` adds the tasks assigned to nobody in the projects where they are an editor or more (Today and Upcoming ask for it).",
+          "Ordered by position; the active list is the ones neither completed nor archived. With `q`, `due`, `hasFiles`, `agentId`, `priority` (`1,2`), `label` (repeatable: each name must be on the task, anyone's label, case aside), `dueFrom` or `dueTo`, only the tasks that match (every word of `q` in the title, description, notes or a checklist item, case and accents aside). `sort` orders them by `due` date (undated last), `priority`, `created` (newest first) or `title`; `manual`, the default, is the list's own order. The full tasks by default; with `view=summary`, without `notes` and `aiDraft` (what the app's list shows: a 10,000-task list stays small; `GET /api/tasks/{id}` has the rest). `dueFrom` and `dueTo` (YYYY-MM-DD, inclusive, dueFrom not after dueTo) keep the tasks due in that window, a day being the caller's `timeZone`'s; so is `due`'s today (`week`: today and the six days after). `projectId=all&assignee=me` is everything of the caller's: their Inbox and what is assigned to them anywhere; `assignee=me_or_unassigned` adds the tasks assigned to nobody in the projects where they are an editor or more (Today and Upcoming ask for it). Sub-tasks (issue 29) come with the rest, each with its `parentId` (a completed sub-task of an open parent is active, `completed: true`), so the tree is built from one answer; `parentId=N` answers only N's direct sub-tasks, in their order (404 when N is not a task you can see). Each task carries `subtasks` (its direct sub-tasks, done and in all) and `blockedBy` (its open blockers).",
         tags: ['Tasks'],
         operationId: 'listTasks',
         querystring: taskListRouteQuerySchema,
@@ -143,7 +143,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Create a task',
         description:
-          'It goes to the top of the active list. `userId` and `position` are accepted and ignored.',
+          "It goes to the top of the active list. `userId` and `position` are accepted and ignored. With `parentId` (issue 29), a sub-task of that task (editor or more in its project, at most 4 levels below a top-level task): it joins the parent's project and section and goes after its last sub-task.",
         tags: ['Tasks'],
         operationId: 'createTask',
         body: createTaskBodySchema,
@@ -161,7 +161,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Change a task',
         description:
-          "Any of the fields; completing a task archives it, reopening restores it. `labelIds` (your own labels, at most 20) replaces your labels on the task; other people's stay. Editors of the task's project and above.",
+          "Any of the fields; completing a task archives it, reopening restores it. `labelIds` (your own labels, at most 20) replaces your labels on the task; other people's stay. Editors of the task's project and above. Sub-tasks (issue 29): `parentId` puts the task and its subtree under another task of its project (null: top-level); completing a sub-task leaves it under its parent, while completing a top-level task completes its open sub-tasks and archives the whole subtree with it, and restoring it restores them; `projectId` and `sectionId` take the subtree along (a sub-task given another project or section becomes top-level there).",
         tags: ['Tasks'],
         operationId: 'updateTask',
         params: idParamsSchema,
@@ -216,7 +216,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Move one task in the active list',
         description:
-          'To just after `afterId`, or to the top with `afterId: null`. Only the moved task is written (its position falls between its new neighbours), so a drag in a long list costs one row; `POST /api/tasks/reorder` still takes a whole order.',
+          "To just after `afterId`, or to the top with `afterId: null`. Only the moved task is written (its position falls between its new neighbours), so a drag in a long list costs one row; `POST /api/tasks/reorder` still takes a whole order. `afterId` must have the same parent (issue 29): siblings are ordered among themselves, and a sub-task stays in its parent's section.",
         tags: ['Tasks'],
         operationId: 'moveTask',
         params: numericIdParamsSchema,
@@ -240,7 +240,7 @@ export async function tasksRoutes(
       schema: {
         summary: 'Complete a task',
         description:
-          "Completes the task as `PATCH {completed: true}` does. A recurring task is not archived: it moves on to its next due date (and time), its checklist unticked, and stays active. `{final: true}` ends a recurring task's series and archives it ('Complete forever'). Editors of the task's project and above.",
+          "Completes the task as `PATCH {completed: true}` does. A recurring task is not archived: it moves on to its next due date (and time), its checklist unticked, and stays active. `{final: true}` ends a recurring task's series and archives it ('Complete forever'). A parent's open sub-tasks are completed and archived with it; a recurring parent reopens them. Editors of the task's project and above.",
         tags: ['Tasks'],
         operationId: 'completeTask',
         params: numericIdParamsSchema,

@@ -286,7 +286,14 @@ export function createTaskService({
     const days = await dueDaysOf(userId, query);
     const read = await tasks.listFiltered(span, archived, query, days);
     const rows = days ? onDueDays(days, read) : read;
-    return listBody(serialise(rows, await extrasOf(rows.map((row) => row.id)), query.view));
+    const ids = rows.map((row) => row.id);
+    // Sub-task counts and blockers for the span's projects in two grouped queries (issue 29).
+    const [assignees, labels, structure] = await Promise.all([
+      tasks.assigneesOf(ids),
+      tasks.labelsOf(ids),
+      tasks.structureInProjects(span.projectIds, archived),
+    ]);
+    return listBody(serialise(rows, { assignees, labels, structure }, query.view));
   };
 
   /**
@@ -321,7 +328,7 @@ export function createTaskService({
       archived ? tasks.listArchived(scope.projectId) : tasks.listActive(scope.projectId),
       tasks.assigneesInProject(scope.projectId, archived),
       tasks.labelsInProject(scope.projectId, archived),
-      tasks.structureInProject(scope.projectId, archived),
+      tasks.structureInProjects([scope.projectId], archived),
     ]);
     return {
       ...lists.set(key, scope.version, serialise(rows, { assignees, labels, structure }, query.view)),

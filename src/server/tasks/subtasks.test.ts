@@ -499,6 +499,42 @@ describe.each(testDialects)('sub-tasks on %s', (dialect) => {
     });
   });
 
+  describe('bulk inserts (imports)', () => {
+    it('nest tasks by parentIndex: the parent section, completed sub-tasks of an open parent stay out of the archive', async () => {
+      const { insertTasksOnTop } = await import('./bulk');
+      const base = {
+        description: null,
+        dueDate: null,
+        completed: false,
+        archived: false,
+        contextId: null,
+        notes: null,
+        aiDraft: null,
+        aiAssisted: false,
+        checklistItems: [],
+      };
+      const ids = await insertTasksOnTop(t.ctx.db.kysely, alice.user.id, alice.inboxId, [
+        { ...base, title: 'Plan trip' },
+        { ...base, title: 'Book flights', parentIndex: 0, completed: true },
+        { ...base, title: 'Compare fares', parentIndex: 1 },
+        { ...base, title: 'Old', completed: true },
+        { ...base, title: 'Old step', parentIndex: 3 },
+        { ...base, title: 'Not nested', parentIndex: 9 },
+      ]);
+      const tasks = await Promise.all(ids.map((id) => get(alice, id)));
+      expect(tasks.map((task) => [task.title, task.parentId, task.completed, task.archived])).toEqual([
+        ['Plan trip', null, false, false],
+        ['Book flights', ids[0], true, false],
+        ['Compare fares', ids[1], false, false],
+        ['Old', null, true, true],
+        ['Old step', ids[3], true, true],
+        ['Not nested', null, false, false],
+      ]);
+      expect(tasks[0]!.subtasks).toEqual({ done: 1, total: 1 });
+      expect((await list(alice, `?parentId=${ids[0]}`)).map((task) => task.title)).toEqual(['Book flights']);
+    });
+  });
+
   describe('blockedBy', () => {
     it("counts open blockers, changes when a blocker is completed, restored or deleted, and the blocked task's cached list follows", async () => {
       const otherProject = await project(alice, 'Blockers');
