@@ -9,10 +9,22 @@ import { createTaskBodySchema, TASK_LIMITS, TASKS_PATH, updateTaskBodySchema } f
  * schemas, so a proposal can only ever make an edit the API would take.
  */
 
-/** At most this many tasks in one `create_tasks` proposal: a split, not an import. */
+/** At most this many tasks in one `create_tasks` or `create_subtasks` proposal: a split, not an import. */
 export const CREATE_TASKS_MAX = 20;
 
 const required = <T extends z.ZodType>(schema: z.ZodOptional<T>) => schema.unwrap();
+
+/** The tasks of a `create_tasks` or `create_subtasks` proposal, in order. */
+const newTasksSchema = z
+  .array(
+    z.strictObject({
+      title: createTaskBodySchema.shape.title,
+      description: createTaskBodySchema.shape.description,
+      dueDate: createTaskBodySchema.shape.dueDate,
+    }),
+  )
+  .min(1, 'tasks must list at least one task')
+  .max(CREATE_TASKS_MAX, `tasks must list at most ${CREATE_TASKS_MAX} tasks`);
 
 export const PROPOSAL_TOOLS = {
   set_due_date: {
@@ -34,19 +46,13 @@ export const PROPOSAL_TOOLS = {
   },
   create_tasks: {
     description:
-      'Propose new tasks, for example to split this task into smaller ones. The task itself stays.',
-    schema: z.strictObject({
-      tasks: z
-        .array(
-          z.strictObject({
-            title: createTaskBodySchema.shape.title,
-            description: createTaskBodySchema.shape.description,
-            dueDate: createTaskBodySchema.shape.dueDate,
-          }),
-        )
-        .min(1, 'tasks must list at least one task')
-        .max(CREATE_TASKS_MAX, `tasks must list at most ${CREATE_TASKS_MAX} tasks`),
-    }),
+      'Propose new tasks beside this one, on top of its project. The task itself stays. To split this task into steps, propose create_subtasks instead.',
+    schema: z.strictObject({ tasks: newTasksSchema }),
+  },
+  create_subtasks: {
+    description:
+      'Propose sub-tasks that split this task into smaller steps: they go under the task, in this order. The task itself stays.',
+    schema: z.strictObject({ tasks: newTasksSchema }),
   },
   append_notes: {
     description: "Propose text to add at the end of the task's notes.",

@@ -38,7 +38,12 @@ export const CSV_COLUMNS = [
   'recurrence',
   'recurrenceFrom',
   'priority',
+  /** Issue 29: the parent's title path from the top ('Plan trip > Book flights'); empty for a top-level task. */
+  'parent',
 ] as const;
+
+/** Between the titles of a CSV `parent` path. */
+export const PARENT_PATH_SEPARATOR = ' > ';
 
 /** A checklist item as the JSON export holds it (its task holds it, in order). */
 export const exportedChecklistItemSchema = z.object({ title: z.string(), done: z.boolean() });
@@ -48,10 +53,27 @@ export const exportedChecklistItemSchema = z.object({ title: z.string(), done: z
  * made it, its project, assignees and comment count, which belong to this server, not to the file.
  */
 export const exportedTaskSchema = taskSchema
-  .omit({ userId: true, projectId: true, assigneeIds: true, commentCount: true, labels: true })
+  .omit({
+    userId: true,
+    projectId: true,
+    assigneeIds: true,
+    commentCount: true,
+    labels: true,
+    // Issue 29: counted from the tasks and relations, not carried (`parentId` and `relations` are).
+    subtasks: true,
+    blockedBy: true,
+  })
   .extend({
     checklistItems: z.array(exportedChecklistItemSchema),
   });
+
+/** Issue 29: a relation between two tasks of the export, by their ids in the file, as stored (one record). */
+export const exportedRelationSchema = z.object({
+  taskId: z.number(),
+  otherTaskId: z.number(),
+  kind: z.enum(['blocks', 'relates_to', 'duplicate_of']),
+});
+export type ExportedRelation = z.infer<typeof exportedRelationSchema>;
 
 /** GET /api/export?format=json: everything you own, and nothing of anyone else's. */
 export const exportDocumentSchema = z.object({
@@ -60,6 +82,8 @@ export const exportDocumentSchema = z.object({
   exportedAt: z.string(),
   tasks: z.array(exportedTaskSchema),
   agents: z.array(agentSchema),
+  /** Issue 29: between tasks of this file (each task's `parentId` names its parent in it). */
+  relations: z.array(exportedRelationSchema),
 });
 export type ExportDocument = z.infer<typeof exportDocumentSchema>;
 

@@ -31,6 +31,9 @@ describe('describeProposal', () => {
     expect(describeProposal(proposal('create_tasks', { tasks: [{ title: 'A' }, { title: 'B' }] }))).toBe(
       'Create 2 tasks: ‘A’, ‘B’',
     );
+    expect(describeProposal(proposal('create_subtasks', { tasks: [{ title: 'Book flights' }] }))).toBe(
+      'Add 1 sub-task: ‘Book flights’',
+    );
     expect(describeProposal(proposal('append_notes', { text: 'x'.repeat(100) }))).toBe(
       `Add to notes: ‘${'x'.repeat(79)}…’`,
     );

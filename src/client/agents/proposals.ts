@@ -33,6 +33,10 @@ export function describeProposal({ tool, arguments: args, status }: AiProposal):
       const { tasks } = args as ProposalArguments<'create_tasks'>;
       return `Create ${counted(tasks.length, 'task', 'tasks')}: ${listed(tasks.map((task) => task.title))}`;
     }
+    case 'create_subtasks': {
+      const { tasks } = args as ProposalArguments<'create_subtasks'>;
+      return `Add ${counted(tasks.length, 'sub-task', 'sub-tasks')}: ${listed(tasks.map((task) => task.title))}`;
+    }
     case 'append_notes':
       return `Add to notes: ${quoted((args as ProposalArguments<'append_notes'>).text)}`;
     default:

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import {
   type AiProposal,
@@ -9,10 +10,10 @@ import {
   type ProposalArguments,
   type ProposalTool,
 } from '../../common/ai-runs';
-import { type UpdateTaskBody, updateTaskBodySchema } from '../../common/tasks';
+import { createTaskBodySchema, type UpdateTaskBody, updateTaskBodySchema } from '../../common/tasks';
 import type { Access } from '../access';
-import type { ActivityRecord } from '../activity/repository';
-import type { AiProposalRow } from '../db/schema';
+import { type ActivityRecord, recordActivity } from '../activity/repository';
+import type { AiProposalRow, Database } from '../db/schema';
 import { badRequest, conflict, HttpError, notFound } from '../http/errors';
 import type { ProjectEvents } from '../live/projects';
 import type { ChecklistService } from '../tasks/checklist';
@@ -29,7 +30,7 @@ export const PROPOSAL_CHAT_TOOLS: ChatTool[] = PROPOSAL_TOOL_NAMES.map((name) =>
 /** What the system prompt adds when tools are offered. */
 export const PROPOSAL_INSTRUCTIONS =
   'Write your draft as your reply. When a change to the task itself would help (a due date, a ' +
-  'clearer title, checklist steps, new tasks that split this one, text for the notes), propose it ' +
+  'clearer title, checklist steps, sub-tasks that split this one, text for the notes), propose it ' +
   'with the tools: the person reviews each proposal and nothing changes until they apply it.';
 
 const firstIssue = (error: z.ZodError) => {
@@ -67,6 +68,7 @@ export function checkToolCall(call: ToolCall): NewProposal {
 }
 
 export interface ProposalServiceDeps {
+  db: Kysely<Database>;
   access: Access;
   runs: RunRepository;
   tasks: TaskService;
@@ -81,6 +83,7 @@ export interface ProposalServiceDeps {
  * the task's activity (`proposal_applied` {runId}), written in the transaction of the change.
  */
 export function createProposalService({
+  db,
   access,
   runs,
   tasks,
@@ -132,6 +135,15 @@ export function createProposalService({
         await tasks.createMany(userId, projectId, (args as ProposalArguments<'create_tasks'>).tasks, [
           applied,
         ]);
+        return;
+      }
+      case 'create_subtasks': {
+        // Issue 29: the task's split becomes its sub-tasks, after any it has, in the proposal's order
+        // (each checked as POST /api/tasks {parentId} checks it: a task 4 levels down takes none).
+        for (const step of (args as ProposalArguments<'create_subtasks'>).tasks) {
+          await tasks.create(userId, createTaskBodySchema.parse({ ...step, parentId: taskId }));
+        }
+        await recordActivity(db, [applied]);
         return;
       }
       case 'append_notes': {

@@ -48,7 +48,14 @@ export async function agentRoutes(
   const app = fastify.withTypeProvider<ZodTypeProvider>();
   const runs = createRunRepository(db);
   const service = createAgentService({ ...deps, agents: createAgentRepository(db), runs });
-  const proposals = createProposalService({ access: deps.access, runs, tasks, checklists, projectEvents });
+  const proposals = createProposalService({
+    db,
+    access: deps.access,
+    runs,
+    tasks,
+    checklists,
+    projectEvents,
+  });
   const taskChanged = (projectId: number, taskId: number) =>
     projectEvents([projectId], [TASKS_PATH, taskPath(taskId), aiRunsPath(taskId)]);
 

@@ -85,6 +85,7 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
       'rename_task',
       'add_checklist_items',
       'create_tasks',
+      'create_subtasks',
       'append_notes',
     ]);
     expect(sent.stream_options).toEqual({ include_usage: true });
@@ -165,6 +166,84 @@ describe.each(testDialects)('AI runs and proposals on %s', (dialect) => {
     // Each in the task's activity, whichever feature made the change.
     const applied = (await activityOf(alice, task.id)).filter((entry) => entry.kind === 'proposal_applied');
     expect(applied.map((entry) => entry.data)).toEqual(Array(5).fill({ runId: proposals[0]!.runId }));
+  });
+
+  it("applies create_subtasks as the task's sub-tasks, in order, not beside it (issue 29)", async () => {
+    const t = await start();
+    const alice = await t.signUp();
+    const task = await createTask(alice, { title: 'Plan trip' });
+    const existing = await createTask(alice, { title: 'Choose dates', parentId: task.id });
+    fake.behaviour.toolCalls = [
+      call('create_subtasks', {
+        tasks: [
+          { title: ' Book flights ' },
+          { title: 'Book hotel', dueDate: '2027-08-01', description: 'Near' },
+        ],
+      }),
+      call('create_subtasks', { tasks: [] }),
+    ];
+    const { proposals } = await run(alice, task);
+    // The model was told what the tool does; its arguments are checked with the API's schemas.
+    const offered = fake.requests[0]!.body.tools!.find((tool) => tool.function.name === 'create_subtasks');
+    expect((offered!.function as { description?: string }).description).toMatch(/sub-tasks/);
+    expect(
+      proposals.map(({ tool, arguments: args, status, error }) => ({ tool, args, status, error })),
+    ).toEqual([
+      {
+        tool: 'create_subtasks',
+        args: {
+          tasks: [
+            { title: 'Book flights', description: null, dueDate: null },
+            { title: 'Book hotel', description: 'Near', dueDate: '2027-08-01' },
+          ],
+        },
+        status: 'pending',
+        error: null,
+      },
+      {
+        tool: 'create_subtasks',
+        args: { tasks: [] },
+        status: 'invalid',
+        error: 'tasks must list at least one task',
+      },
+    ]);
+    const applied = await apply(alice, proposals[0]!);
+    expect(applied.statusCode, applied.body).toBe(200);
+    expect((await apply(alice, proposals[0]!)).statusCode).toBe(409);
+    const children = (await alice.request('GET', `/api/tasks?parentId=${task.id}`)).json() as Task[];
+    expect(children.map((child) => [child.title, child.parentId, child.dueDate])).toEqual([
+      ['Choose dates', task.id, null],
+      ['Book flights', task.id, null],
+      ['Book hotel', task.id, '2027-08-01'],
+    ]);
+    expect(children[0]!.id).toBe(existing.id);
+    expect(await getTask(alice, task.id)).toMatchObject({
+      title: 'Plan trip',
+      subtasks: { done: 0, total: 3 },
+    });
+    // No sibling was made: every task of the list is the task or one of its sub-tasks.
+    const list = (await alice.request('GET', '/api/tasks')).json() as Task[];
+    expect(list.filter((item) => item.parentId === null).map((item) => item.title)).toEqual(['Plan trip']);
+    const activity = await activityOf(alice, task.id);
+    expect(activity.filter((entry) => entry.kind === 'proposal_applied').map((entry) => entry.data)).toEqual([
+      { runId: proposals[0]!.runId },
+    ]);
+  });
+
+  it('keeps a create_subtasks proposal pending when the task is too deep to take sub-tasks', async () => {
+    const t = await start();
+    const alice = await t.signUp();
+    let deepest = await createTask(alice, { title: 'Top' });
+    for (let level = 1; level <= 4; level++)
+      deepest = await createTask(alice, { title: `Level ${level}`, parentId: deepest.id });
+    fake.behaviour.toolCalls = [call('create_subtasks', { tasks: [{ title: 'Too deep' }] })];
+    const [proposal] = (await run(alice, deepest)).proposals;
+    const refused = await apply(alice, proposal!);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(/^parentId/);
+    expect((await runsOf(alice, deepest.id))[0]!.proposals[0]!.status).toBe('pending');
+    const list = (await alice.request('GET', '/api/tasks')).json() as Task[];
+    expect(list.map((item) => item.title)).not.toContain('Too deep');
   });
 
   it('dismissing leaves the task as it was, and a dismissed proposal cannot be applied', async () => {

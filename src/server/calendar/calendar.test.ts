@@ -52,6 +52,36 @@ describe.each(testDialects)('calendar feed on %s', (dialect) => {
   const addTask = async (body: Record<string, unknown>): Promise<Task> =>
     (await alice.request('POST', '/api/tasks', body)).json();
 
+  it("writes RELATED-TO;RELTYPE=PARENT with the parent's UID on a sub-task's event (issue 29)", async () => {
+    const trip = await addTask({ title: 'Plan trip', dueDate: '2027-05-01' });
+    const flights = await addTask({ title: 'Book flights', dueDate: '2027-04-01', parentId: trip.id });
+    // A parent with no due date is not in the feed: its sub-task still names its UID.
+    const packing = await addTask({ title: 'Packing' });
+    const bag = await addTask({
+      title: 'Buy a bag, a long name for folding: '.padEnd(90, 'x'),
+      dueDate: '2027-04-02',
+      parentId: packing.id,
+    });
+    const response = await fetchFeed(await createFeed());
+    expect(response.statusCode).toBe(200);
+    const calendar = new ICAL.Component(ICAL.parse(response.body));
+    const parentOf = Object.fromEntries(
+      calendar.getAllSubcomponents('vevent').map((vevent) => {
+        const related = vevent.getFirstProperty('related-to');
+        return [
+          String(vevent.getFirstPropertyValue('uid')),
+          related ? [related.getParameter('reltype'), String(related.getFirstValue())] : null,
+        ];
+      }),
+    );
+    expect(parentOf).toEqual({
+      [`task-${trip.id}@localhost:3000`]: null,
+      [`task-${flights.id}@localhost:3000`]: ['PARENT', `task-${trip.id}@localhost:3000`],
+      [`task-${bag.id}@localhost:3000`]: ['PARENT', `task-${packing.id}@localhost:3000`],
+    });
+    expect(response.body).toContain(`\r\nRELATED-TO;RELTYPE=PARENT:task-${trip.id}@localhost:3000\r\n`);
+  });
+
   it('serves one all-day event per active task with a due date, readable without signing in', async () => {
     const rent = await addTask({
       title: 'Pay rent, then; relax',

@@ -66,6 +66,7 @@ export function createCalendarRepository(db: Kysely<Database>) {
           'due_time',
           'due_time_zone',
           'recurrence',
+          'parent_id',
         ])
         .where('project_id', 'in', projectIds)
         .where((eb) =>

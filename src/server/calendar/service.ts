@@ -20,6 +20,13 @@ export interface CalendarServiceDeps {
   appUrl: string;
 }
 
+/**
+ * Issue 29: ical-generator writes no RELATED-TO, only X- properties; this one, as long as
+ * 'RELATED-TO;RELTYPE=PARENT' so the line's folding stays right, is renamed in the finished document.
+ */
+const PARENT_PLACEHOLDER = 'X-TASKLANE-RELATED-PARENT';
+const PARENT_PROPERTY = 'RELATED-TO;RELTYPE=PARENT';
+
 /** The day after a YYYY-MM-DD date: an all-day event ends (exclusively) there (RFC 5545 §3.6.1). */
 const nextDay = (date: string): string => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
@@ -74,6 +81,8 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
       });
       // Only its zone (none: UTC) is asked of it; it is written nowhere.
       const utcEvent = ical().createEvent({ start: new Date(0) });
+      /** The same task is the same event at every fetch, so calendar apps update it in place. */
+      const uid = (taskId: number) => `task-${taskId}@${host}`;
       const defined = new Map<string, boolean>();
       const zoneDefined = (zone: string): boolean => {
         if (!defined.has(zone)) defined.set(zone, vtimezone(zone) !== null);
@@ -110,8 +119,7 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
             ? { start: new TZDate(at.getTime(), zone), timezone: zone }
             : { start: at, timezone: 'UTC' };
         const event = calendar.createEvent({
-          // The same task is the same event at every fetch, so calendar apps update it in place.
-          id: `task-${task.id}@${host}`,
+          id: uid(task.id),
           ...when,
           ...(task.recurrence ? { repeating: `RRULE:${task.recurrence}` } : {}),
           // The last change, so a client that compares DTSTAMP sees edits.
@@ -119,6 +127,10 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
           summary: task.title,
           description: task.description,
           url: `${appUrl}/?task=${task.id}`,
+          // A sub-task names its parent's event (RFC 5545 §3.8.4.5), whether or not the parent is in the feed.
+          ...(task.parent_id === null
+            ? {}
+            : { x: [[PARENT_PLACEHOLDER, uid(task.parent_id)]] as [string, string][] }),
         });
         // Reminders as VALARMs (issue 22): a relative one before each occurrence's start (timed
         // events only: it needs a due time), a fixed one at its moment.
@@ -146,7 +158,10 @@ export function createCalendarService({ feeds, access, appUrl }: CalendarService
         }
       }
       // ical-generator ends the last line without the CRLF RFC 5545 §3.1 puts after every line.
-      return calendar.toString().replace(/(\r\n)?$/, '\r\n');
+      return calendar
+        .toString()
+        .replaceAll(`\r\n${PARENT_PLACEHOLDER}:`, `\r\n${PARENT_PROPERTY}:`)
+        .replace(/(\r\n)?$/, '\r\n');
     },
   };
 }

@@ -3,11 +3,11 @@ import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { z } from 'zod';
 import { agentBodySchema } from '../../common/agents';
 import { CHECKLIST_LIMITS, createChecklistItemBodySchema } from '../../common/checklist';
-import { CSV_COLUMNS, type ImportError } from '../../common/data';
+import { CSV_COLUMNS, type ImportError, PARENT_PATH_SEPARATOR } from '../../common/data';
 import { DEFAULT_TIME_ZONE, dateInZone, isTimeZone, timeInZone } from '../../common/due';
 import { firstDueDate, parseRecurrencePhrase } from '../../common/recurrence';
 import { createSectionBodySchema } from '../../common/sections';
-import { TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
+import { TASK_LIMITS, TASK_MESSAGES, updateTaskBodySchema } from '../../common/tasks';
 import { onFirstUse } from '../on-first-use';
 import type { NewTaskWithChecklist } from '../tasks/bulk';
 import { unescapeFormula } from './formulas';
@@ -28,10 +28,19 @@ export interface ParsedAgent {
   prompt: string;
 }
 
+/** Issue 29: a relation between two tasks of the file, by their places in `tasks`, as stored. */
+export interface ParsedRelation {
+  from: number;
+  to: number;
+  kind: 'blocks' | 'relates_to' | 'duplicate_of';
+}
+
 export interface ParsedFile {
   format: 'tasklane-json' | 'tasklane-csv' | 'todoist-csv';
+  /** A sub-task names its parent by `parentIndex`, its place in this list. */
   tasks: ParsedTask[];
   agents: ParsedAgent[];
+  relations: ParsedRelation[];
   /** Rows or entries left out: bad values (listed in `errors`), Todoist's notes with no task. */
   skipped: number;
   errors: ImportError[];
@@ -115,6 +124,8 @@ export async function parseImportFile(
 // --- JSON: the document GET /api/export?format=json writes.
 
 const jsonTaskSchema = z.looseObject({
+  id: z.unknown().optional(),
+  parentId: z.unknown().optional(),
   contextId: z.number().int().positive().nullable().optional(),
   createdAt: isoDateTime.nullable().optional(),
   archivedAt: z.iso
@@ -130,6 +141,7 @@ const jsonTaskSchema = z.looseObject({
 const jsonDocumentSchema = z.object({
   tasks: z.array(z.unknown(), { error: 'The file must hold a list of tasks under "tasks".' }),
   agents: z.array(z.unknown(), { error: '"agents" must be a list.' }).optional(),
+  relations: z.array(z.unknown(), { error: '"relations" must be a list.' }).optional(),
 });
 
 /** The line of a JSON syntax error, when the parser says where it is. */
@@ -165,6 +177,8 @@ function parseJson(body: string, timeZone: string): ParsedFile {
     agents.push({ ref, ...agent.data });
   }
   const tasks: ParsedTask[] = [];
+  /** Each task's `id` and `parentId` in the file (issue 29). */
+  const fileIds: Array<{ id: unknown; parentId: unknown; row: number }> = [];
   for (const [index, entry] of shape.data.tasks.entries()) {
     const row = index + 1;
     const extra = jsonTaskSchema.safeParse(entry);
@@ -197,10 +211,161 @@ function parseJson(body: string, timeZone: string): ParsedFile {
       recurrenceFrom: task.recurrenceFrom ?? 'due',
       priority: task.priority ?? 4,
     });
+    fileIds.push({ id: extra.data.id, parentId: extra.data.parentId, row });
   }
   // Agents are not rows of the task list: only the bad tasks count as skipped.
   const skipped = errors.filter((error) => error.message.startsWith('task ')).length;
-  return { format: 'tasklane-json', tasks, agents, skipped, errors, notices: [] };
+  const notices: ImportError[] = [];
+  nestByFileIds(tasks, fileIds, notices);
+  const relations = relationsByFileIds(shape.data.relations ?? [], fileIds, tasks, notices);
+  return { format: 'tasklane-json', tasks, agents, relations, skipped, errors, notices };
+}
+
+/**
+ * Issue 29: each task's `parentId` (the `id` of another task of the file) as its `parentIndex`. A
+ * parent not in the file, or a loop, makes a top-level task; a task deeper than
+ * TASK_LIMITS.subtaskDepth levels goes under its deepest allowed ancestor. Each says so in `notices`.
+ */
+function nestByFileIds(
+  tasks: ParsedTask[],
+  fileIds: Array<{ id: unknown; parentId: unknown; row: number }>,
+  allNotices: ImportError[],
+  { name, what }: { name: string; what: string } = { name: 'parentId', what: 'task' },
+): void {
+  const notices: ImportError[] = [];
+  const indexOf = new Map<unknown, number>();
+  fileIds.forEach(({ id }, i) => {
+    if ((typeof id === 'number' || typeof id === 'string') && !indexOf.has(id)) indexOf.set(id, i);
+  });
+  fileIds.forEach(({ parentId, row }, i) => {
+    if (parentId === null || parentId === undefined) return;
+    const parent = indexOf.get(parentId);
+    if (parent === undefined || parent === i)
+      notices.push({
+        row,
+        message: `${what} ${row}: ${name} names no task of the file: imported as a top-level task`,
+      });
+    else tasks[i]!.parentIndex = parent;
+  });
+  const depth = new Array<number | undefined>(tasks.length);
+  const depthOf = (i: number): number => {
+    const known = depth[i];
+    if (known !== undefined) return known;
+    depth[i] = 0; // on the way: a loop ends here
+    const parent = tasks[i]!.parentIndex;
+    if (parent === undefined || parent === null) return 0;
+    const above = depthOf(parent);
+    if (above >= TASK_LIMITS.subtaskDepth) {
+      // Under the ancestor TASK_LIMITS.subtaskDepth - 1 levels down, the deepest a parent may be.
+      let ancestor = parent;
+      for (let up = above; up > TASK_LIMITS.subtaskDepth - 1; up--) ancestor = tasks[ancestor]!.parentIndex!;
+      tasks[i]!.parentIndex = ancestor;
+      notices.push({
+        row: fileIds[i]!.row,
+        message: `${what} ${fileIds[i]!.row}: more than ${TASK_LIMITS.subtaskDepth} levels of sub-tasks: imported under "${tasks[ancestor]!.title}"`,
+      });
+      depth[i] = TASK_LIMITS.subtaskDepth;
+      return TASK_LIMITS.subtaskDepth;
+    }
+    if (depth[parent] === 0 && tasks[parent]!.parentIndex !== undefined && isLoop(tasks, i)) {
+      tasks[i]!.parentIndex = undefined;
+      notices.push({
+        row: fileIds[i]!.row,
+        message: `${what} ${fileIds[i]!.row}: ${name} would make a loop: imported as a top-level task`,
+      });
+      return 0;
+    }
+    depth[i] = above + 1;
+    return above + 1;
+  };
+  for (let i = 0; i < tasks.length; i++) depthOf(i);
+  allNotices.push(...notices.sort((a, b) => a.row - b.row));
+}
+
+/** Whether following `parentIndex` up from task `start` comes back to it. */
+function isLoop(tasks: ParsedTask[], start: number): boolean {
+  let at = tasks[start]!.parentIndex;
+  for (let steps = 0; at !== undefined && at !== null && steps <= tasks.length; steps++) {
+    if (at === start) return true;
+    at = tasks[at]!.parentIndex;
+  }
+  return false;
+}
+
+const jsonRelationSchema = z.object({
+  taskId: z.number({ error: 'taskId must be a number' }),
+  otherTaskId: z.number({ error: 'otherTaskId must be a number' }),
+  kind: z.enum(['blocks', 'blocked_by', 'relates_to', 'duplicate_of', 'duplicated_by'], {
+    error: 'kind must be blocks, blocked_by, relates_to, duplicate_of or duplicated_by',
+  }),
+});
+
+/**
+ * Issue 29: the file's relations between its tasks, by their places in `tasks`; one the file cannot
+ * carry (a task not in it, a task related to itself, a loop of blocked tasks) is left out with a notice,
+ * and the same relation twice is one.
+ */
+function relationsByFileIds(
+  entries: unknown[],
+  fileIds: Array<{ id: unknown }>,
+  tasks: ParsedTask[],
+  notices: ImportError[],
+): ParsedRelation[] {
+  const indexOf = new Map<unknown, number>();
+  fileIds.forEach(({ id }, i) => {
+    if (typeof id === 'number' && !indexOf.has(id)) indexOf.set(id, i);
+  });
+  const relations: ParsedRelation[] = [];
+  const seen = new Set<string>();
+  const blocks = new Map<number, number[]>();
+  const reaches = (from: number, to: number): boolean => {
+    const stack = [from];
+    const visited = new Set<number>();
+    while (stack.length > 0) {
+      const at = stack.pop()!;
+      if (at === to) return true;
+      if (visited.has(at)) continue;
+      visited.add(at);
+      stack.push(...(blocks.get(at) ?? []));
+    }
+    return false;
+  };
+  for (const [index, entry] of entries.entries()) {
+    const row = index + 1;
+    const left = (why: string): void => {
+      notices.push({ row, message: `relation ${row} not imported: ${why}` });
+    };
+    const parsed = jsonRelationSchema.safeParse(entry);
+    if (!parsed.success) {
+      left(firstIssue(parsed.error));
+      continue;
+    }
+    const a = indexOf.get(parsed.data.taskId);
+    const b = indexOf.get(parsed.data.otherTaskId);
+    if (a === undefined || b === undefined) {
+      left('its tasks are not both in the file');
+      continue;
+    }
+    if (a === b) {
+      left('a task cannot be related to itself');
+      continue;
+    }
+    const { kind: given } = parsed.data;
+    const swapped = given === 'blocked_by' || given === 'duplicated_by';
+    const kind = given === 'blocked_by' ? 'blocks' : given === 'duplicated_by' ? 'duplicate_of' : given;
+    const [from, to] = swapped ? [b, a] : [a, b];
+    const key =
+      kind === 'relates_to' ? `${kind}:${Math.min(from, to)}:${Math.max(from, to)}` : `${kind}:${from}:${to}`;
+    if (seen.has(key)) continue;
+    if (kind === 'blocks' && reaches(to, from)) {
+      left(`"${tasks[from]!.title}" would be in a loop of blocked tasks`);
+      continue;
+    }
+    seen.add(key);
+    if (kind === 'blocks') blocks.set(from, [...(blocks.get(from) ?? []), to]);
+    relations.push({ from, to, kind });
+  }
+  return relations;
 }
 
 // --- CSV: Tasklane's own columns, or Todoist's export.
@@ -293,6 +458,8 @@ const BOOLEAN = { true: true, false: false, '': false } as Record<string, boolea
 function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
   const tasks: ParsedTask[] = [];
   const errors: ImportError[] = [];
+  /** Issue 29: each task's title path ('Plan trip > Book flights') and its `parent` cell, the path above it. */
+  const paths: Array<{ id: string; parentId: string | null; row: number }> = [];
   for (const { record: escaped, line } of records) {
     const record = Object.fromEntries(
       Object.entries(escaped).map(([name, cell]) => [name, unescapeFormula(cell)]),
@@ -343,8 +510,24 @@ function tasklaneCsv(records: CsvRecord[], timeZone: string): ParsedFile {
       recurrenceFrom: task.recurrenceFrom ?? 'due',
       priority: task.priority ?? 4,
     });
+    const parent = field(record, 'parent').trim();
+    paths.push({
+      id: parent ? `${parent}${PARENT_PATH_SEPARATOR}${task.title!}` : task.title!,
+      parentId: parent || null,
+      row: line,
+    });
   }
-  return { format: 'tasklane-csv', tasks, agents: [], skipped: errors.length, errors, notices: [] };
+  const notices: ImportError[] = [];
+  nestByFileIds(tasks, paths, notices, { name: 'parent', what: 'line' });
+  return {
+    format: 'tasklane-csv',
+    tasks,
+    agents: [],
+    relations: [],
+    skipped: errors.length,
+    errors,
+    notices,
+  };
 }
 
 /** A CSV priority cell: empty is none; anything else must read as a number the task routes accept. */
@@ -416,11 +599,14 @@ interface Holder {
   timeZone: string;
 }
 
+/** A task row above, where rows indented under it go: its place in the list, or the line it was skipped on. */
+type Ancestor = { holder: Holder; index: number } | { skippedLine: number };
+
 /**
- * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a checklist item of the
- * task above (its due date kept in its text, '… (due 4 Jan)'); a note row (a comment) joins the
- * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text' (a subtask's
- * note goes to its task, naming the subtask). The meta row is read past; a section row names the
+ * Todoist's CSV export: TYPE=task rows are tasks, an INDENT over 1 makes a sub-task of the nearest
+ * task above with an INDENT one less (issue 29; deeper than TASK_LIMITS.subtaskDepth levels: under
+ * the deepest allowed, with a notice); a note row (a comment) joins the
+ * notes of the nearest task row above it in its section, as 'Ana, 3 Jan 2027: text'. The meta row is read past; a section row names the
  * section of the tasks below it (issue 23: the import adds it to the project, or uses the one of
  * that name). A repeating date is not imported: the task gets the next date chrono
  * reads in it, if any, and a notice says so.
@@ -430,8 +616,8 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
   const errors: ImportError[] = [];
   const notices: ImportError[] = [];
   let skipped = 0;
-  /** The task indented rows belong to, or the line of the task that was skipped. */
-  let parent: Holder | { skippedLine: number } | null = null;
+  /** The tasks above at each depth (0: top-level), or the line of one that was skipped. */
+  const ancestors: Ancestor[] = [];
   /** The task a note row belongs to, and the subtask it was written on, if any. */
   let noteTarget: { holder: Holder; on: string | null } | { skippedLine: number } | null = null;
   /** The section row above, whose tasks these are. */
@@ -532,36 +718,34 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
     }
     const content = field(record, 'CONTENT');
     const timeZone = field(record, 'TIMEZONE').trim();
-    if (indent > 1) {
-      noteTarget = { skippedLine: line };
-      if (parent === null) skip('An indented task needs a task above it');
-      else if ('skippedLine' in parent) skip(`Its task (line ${parent.skippedLine}) was skipped`);
-      else if (parent.task.checklistItems.length >= CHECKLIST_LIMITS.itemsMax)
-        skip(`A task can hold at most ${CHECKLIST_LIMITS.itemsMax} checklist items`);
-      else {
-        const title = checklistTitle.safeParse(content);
-        const { due, notice } = dueOf(false);
-        // A checklist item has no date of its own: the date stays in its text.
-        const item = title.success
-          ? checklistTitle.safeParse(due ? `${title.data} (due ${shortDate(due, year)})` : title.data)
-          : title;
-        if (!item.success) skip(firstIssue(item.error));
-        else {
-          parent.task.checklistItems.push({ title: item.data, done: false });
-          if (notice) notices.push(notice);
-          const holder = { task: parent.task, timeZone: timeZone || parent.timeZone };
-          noteTarget = { holder, on: content.trim() };
-        }
+    // Issue 29: INDENT n is a sub-task of the nearest task above at n - 1, at most
+    // TASK_LIMITS.subtaskDepth levels below a top-level task (deeper rows go under the deepest allowed).
+    const wanted = indent - 1;
+    let parent: Ancestor | null = null;
+    if (wanted > 0) {
+      if (ancestors.length === 0) {
+        skip('An indented task needs a task above it');
+        noteTarget = { skippedLine: line };
+        continue;
       }
-      continue;
+      parent = ancestors[Math.min(wanted, ancestors.length, TASK_LIMITS.subtaskDepth) - 1]!;
+      if ('skippedLine' in parent) {
+        skip(`Its task (line ${parent.skippedLine}) was skipped`);
+        ancestors.splice(ancestors.indexOf(parent) + 1, Number.POSITIVE_INFINITY, { skippedLine: line });
+        noteTarget = { skippedLine: line };
+        continue;
+      }
     }
+    const depth = parent === null ? 0 : ancestors.indexOf(parent) + 1;
+    // A sub-task lives in its parent's section.
+    const taskSection = parent ? parent.holder.task.section : section;
     const { due, notice, repeat } = dueOf(true);
     const { title, labels } = todoistLabels(content);
     const checked = checkTask({ title, description: field(record, 'DESCRIPTION'), dueDate: due });
     if ('error' in checked) {
       skip(checked.error);
-      parent = { skippedLine: line };
-      noteTarget = parent;
+      ancestors.splice(depth, Number.POSITIVE_INFINITY, { skippedLine: line });
+      noteTarget = { skippedLine: line };
       continue;
     }
     const task: ParsedTask = {
@@ -576,14 +760,21 @@ function todoist(records: CsvRecord[], today: Date, chrono: Chrono, importerZone
       agentRef: null,
       checklistItems: [],
       ...(repeat ?? {}),
-      ...(section ? { section } : {}),
+      ...(taskSection ? { section: taskSection } : {}),
       priority: todoistPriority(field(record, 'PRIORITY')),
       ...(labels.length > 0 ? { labels } : {}),
+      ...(parent ? { parentIndex: parent.index } : {}),
     };
     tasks.push(task);
     if (notice) notices.push(notice);
-    parent = { task, timeZone };
-    noteTarget = { holder: parent, on: null };
+    if (parent && wanted > TASK_LIMITS.subtaskDepth)
+      notices.push({
+        row: line,
+        message: `INDENT ${indent} is more than ${TASK_LIMITS.subtaskDepth} levels of sub-tasks: imported under "${parent.holder.task.title}"`,
+      });
+    const holder = { task, timeZone: timeZone || (parent?.holder.timeZone ?? '') };
+    ancestors.splice(depth, Number.POSITIVE_INFINITY, { holder, index: tasks.length - 1 });
+    noteTarget = { holder, on: null };
   }
-  return { format: 'todoist-csv', tasks, agents: [], skipped, errors, notices };
+  return { format: 'todoist-csv', tasks, agents: [], relations: [], skipped, errors, notices };
 }

@@ -64,13 +64,52 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
   /** What must survive a round trip: everything but ids, positions, update times and the agent's id. */
   const portable = (document: ExportDocument) => {
     const agentTitle = new Map(document.agents.map((agent) => [agent.id, agent.title]));
+    const title = new Map(document.tasks.map((task) => [task.id, task.title]));
     return {
-      tasks: document.tasks.map(({ id: _id, position: _p, updatedAt: _u, contextId, ...task }) => ({
+      tasks: document.tasks.map(({ id: _id, position: _p, updatedAt: _u, contextId, parentId, ...task }) => ({
         ...task,
         agent: contextId === null ? null : agentTitle.get(contextId),
+        parent: parentId === null ? null : title.get(parentId),
       })),
       agents: document.agents.map(({ title, prompt }) => ({ title, prompt })),
+      relations: document.relations.map(({ taskId, otherTaskId, kind }) => [
+        title.get(taskId),
+        kind,
+        title.get(otherTaskId),
+      ]),
     };
+  };
+  const create = async (user: TestUser, body: Record<string, unknown>) => {
+    const response = await user.request('POST', '/api/tasks', body);
+    expect(response.statusCode, response.body).toBe(201);
+    return response.json() as Task;
+  };
+  /** A relation as the relations feature stores it: one record. */
+  const relate = (taskId: number, kind: 'blocks' | 'relates_to' | 'duplicate_of', otherTaskId: number) =>
+    t.ctx.db.kysely
+      .insertInto('task_relations')
+      .values({
+        task_id: taskId,
+        other_task_id: otherTaskId,
+        kind,
+        created_by: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+  /** Alice's nested tasks: a parent with two sub-tasks, one of them with its own, and two relations. */
+  const nestedTasks = async (user: TestUser) => {
+    const trip = await create(user, { title: 'Plan trip' });
+    const flights = await create(user, { title: 'Book flights', parentId: trip.id });
+    const seats = await create(user, { title: 'Pick seats', parentId: flights.id });
+    const hotel = await create(user, { title: 'Book hotel', parentId: trip.id });
+    const visa = await create(user, { title: 'Get a visa' });
+    // The sub-task moved under its parent after it: a child older than its parent.
+    const older = await create(user, { title: 'Renew passport' });
+    const moved = await user.request('PATCH', `/api/tasks/${older.id}`, { parentId: visa.id });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await relate(visa.id, 'blocks', flights.id);
+    await relate(hotel.id, 'relates_to', seats.id);
+    return { trip, flights, seats, hotel, visa, older };
   };
 
   it('leaves the list it changed read and cached: the first GET after an import is the cache’s (issue 28)', async () => {
@@ -176,6 +215,139 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     // Importing the same agents again reuses them.
     await imported(carol, JSON.stringify(exported));
     expect((await carol.request('GET', '/api/ai-agents')).json()).toHaveLength(2);
+  });
+
+  it('keeps sub-tasks and relations through JSON, with the ids of the account it goes to (issue 29)', async () => {
+    const { trip, flights, seats, hotel, visa, older } = await nestedTasks(alice);
+    // A completed parent goes to the archive with its subtree: the export lists the archive newest first.
+    const done = await alice.request('PATCH', `/api/tasks/${visa.id}`, { completed: true });
+    expect(done.statusCode, done.body).toBe(200);
+    const exported = await exportJson(alice);
+    const byTitle = Object.fromEntries(exported.tasks.map((task) => [task.title, task]));
+    expect(byTitle['Book flights']).toMatchObject({ id: flights.id, parentId: trip.id });
+    expect(byTitle['Pick seats']).toMatchObject({ parentId: flights.id });
+    expect(byTitle['Renew passport']).toMatchObject({ id: older.id, parentId: visa.id });
+    expect(byTitle['Plan trip']).not.toHaveProperty('subtasks');
+    expect(exported.relations).toEqual([
+      { taskId: visa.id, otherTaskId: flights.id, kind: 'blocks' },
+      { taskId: hotel.id, otherTaskId: seats.id, kind: 'relates_to' },
+    ]);
+
+    const carol = await t.signUp();
+    await create(carol, { title: 'Already there' });
+    expect(await imported(carol, JSON.stringify(exported))).toEqual({
+      imported: 6,
+      skipped: 0,
+      errors: [],
+      notices: [],
+    });
+    const after = await exportJson(carol);
+    const mine = { ...after, tasks: after.tasks.filter((task) => task.title !== 'Already there') };
+    expect(portable(mine)).toEqual(portable(exported));
+    expect(mine.tasks.every((task) => !exported.tasks.some((old) => old.id === task.id))).toBe(true);
+    const list = await active(carol);
+    const imported_ = (title: string) => list.find((task) => task.title === title)!;
+    const inArchive = await archived(carol);
+    const visaThere = inArchive.find((task) => task.title === 'Get a visa')!;
+    expect(inArchive.find((task) => task.title === 'Renew passport')).toMatchObject({
+      parentId: visaThere.id,
+      completed: true,
+    });
+    expect(imported_('Plan trip').subtasks).toEqual({ done: 0, total: 2 });
+    // Its blocker, Get a visa, is done: the relation came along (portable), no open blocker.
+    expect(imported_('Book flights').blockedBy).toBe(0);
+    // Sub-tasks in their order under their parent.
+    const children = (
+      await carol.request('GET', `/api/tasks?parentId=${imported_('Plan trip').id}`)
+    ).json() as Task[];
+    expect(children.map((task) => task.title)).toEqual(['Book flights', 'Book hotel']);
+  });
+
+  it("reads a hand-made JSON's nesting and relations: a parent not in the file, a loop, too deep, a blocked loop", async () => {
+    const tasks = [
+      { id: 1, title: 'One', parentId: null },
+      { id: 2, title: 'Two', parentId: 1 },
+      { id: 3, title: 'Three', parentId: 2 },
+      { id: 4, title: 'Four', parentId: 3 },
+      { id: 5, title: 'Five', parentId: 4 },
+      { id: 6, title: 'Six', parentId: 5 },
+      { id: 7, title: 'Lost', parentId: 99 },
+      { id: 8, title: 'Loop A', parentId: 9 },
+      { id: 9, title: 'Loop B', parentId: 8 },
+    ];
+    const relations = [
+      { taskId: 1, otherTaskId: 7, kind: 'blocks' },
+      { taskId: 1, otherTaskId: 7, kind: 'blocks' },
+      { taskId: 1, otherTaskId: 7, kind: 'blocked_by' },
+      { taskId: 2, otherTaskId: 42, kind: 'relates_to' },
+      { taskId: 8, otherTaskId: 9, kind: 'duplicated_by' },
+    ];
+    const result = await imported(alice, JSON.stringify({ tasks, relations }));
+    expect(result).toEqual({
+      imported: 9,
+      skipped: 0,
+      errors: [],
+      notices: [
+        { row: 6, message: 'task 6: more than 4 levels of sub-tasks: imported under "Four"' },
+        { row: 7, message: 'task 7: parentId names no task of the file: imported as a top-level task' },
+        { row: 9, message: 'task 9: parentId would make a loop: imported as a top-level task' },
+        { row: 3, message: 'relation 3 not imported: "Lost" would be in a loop of blocked tasks' },
+        { row: 4, message: 'relation 4 not imported: its tasks are not both in the file' },
+      ],
+    });
+    const list = await active(alice);
+    const parentOf = Object.fromEntries(
+      list.map((task) => [task.title, list.find((other) => other.id === task.parentId)?.title ?? null]),
+    );
+    expect(parentOf).toMatchObject({
+      Five: 'Four',
+      Six: 'Four',
+      Lost: null,
+      'Loop A': 'Loop B',
+      'Loop B': null,
+    });
+    const id = (title: string) => list.find((task) => task.title === title)!.id;
+    const stored = await t.ctx.db.kysely
+      .selectFrom('task_relations')
+      .select(['task_id', 'other_task_id', 'kind'])
+      .orderBy('id')
+      .execute();
+    expect(stored).toEqual([
+      { task_id: id('One'), other_task_id: id('Lost'), kind: 'blocks' },
+      { task_id: id('Loop B'), other_task_id: id('Loop A'), kind: 'duplicate_of' },
+    ]);
+  });
+
+  it("writes the parent's title path in CSV and reads the nesting back (issue 29)", async () => {
+    await nestedTasks(alice);
+    const response = await alice.request('GET', '/api/export?format=csv');
+    const lines = response.body.replace(/^\uFEFF/, '').split('\r\n');
+    expect(lines[0]).toMatch(/,priority,parent$/);
+    const parentCell = (title: string) =>
+      lines
+        .find((line) => line.startsWith(`${title},`))!
+        .split(',')
+        .at(-1);
+    expect(parentCell('Plan trip')).toBe('');
+    expect(parentCell('Book flights')).toBe('Plan trip');
+    expect(parentCell('Pick seats')).toBe('Plan trip > Book flights');
+    expect(parentCell('Renew passport')).toBe('Get a visa');
+
+    const carol = await t.signUp();
+    expect(await imported(carol, response.body)).toMatchObject({ imported: 6, skipped: 0, notices: [] });
+    const shape = (list: Task[]) =>
+      list
+        .map((task) => [task.title, list.find((other) => other.id === task.parentId)?.title ?? null])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    expect(shape(await active(carol))).toEqual(shape(await active(alice)));
+    // A parent not in the file: top-level, with a notice.
+    const orphan = ['title,parent', 'Alone,Nowhere > Else'].join('\n');
+    expect(await imported(carol, orphan)).toMatchObject({
+      imported: 1,
+      notices: [
+        { row: 2, message: 'line 2: parent names no task of the file: imported as a top-level task' },
+      ],
+    });
   });
 
   it('carries due time, its zone and recurrence through CSV', async () => {
@@ -345,7 +517,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(response.json().message).toMatch(/10 MB/);
   });
 
-  it("reads Todoist's export: sections as sections, notes kept, indented tasks as checklist items, dates via chrono", async () => {
+  it("reads Todoist's export: sections as sections, notes kept, indented tasks as sub-tasks, dates via chrono", async () => {
     const todoist = [
       'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
       'section,Home,,,,,,,,',
@@ -361,7 +533,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
       'note,Lost with its task,,,,Ana (1),,,,',
     ].join('\n');
     const expected = {
-      imported: 3,
+      imported: 5,
       skipped: 3,
       errors: [
         { row: 10, message: 'title is required' },
@@ -375,17 +547,17 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     expect(await imported(alice, `\uFEFF${todoist}`)).toEqual(expected);
     const tasks = await active(alice);
     expect(tasks.map((task) => [task.title, task.description, task.dueDate, task.notes])).toEqual([
-      ['Pay rent', 'Before noon', '2027-03-01', 'Ana (on "Transfer, and confirm"): Remember the reference'],
+      ['Pay rent', 'Before noon', '2027-03-01', null],
+      // Issue 29: an indented row is a sub-task of the task above, and a note below it is its own.
+      ['Find the bank details', null, null, null],
+      ['Transfer, and confirm', null, null, 'Ana: Remember the reference'],
       // A repeating date is a rule, with its next date (today where the task is) as the due date.
       ['Water plants', null, dateInZone(new Date(), 'Europe/Lisbon'), null],
       ['Steuer', null, '2027-03-01', null],
     ]);
-    expect(tasks[1]).toMatchObject({ recurrence: 'FREQ=DAILY', recurrenceFrom: 'due', dueTime: null });
-    expect(await checklist(alice, tasks[0]!.id)).toEqual([
-      ['Find the bank details', false],
-      ['Transfer, and confirm', false],
-    ]);
-    expect(tasks[0]!.checklist).toEqual({ done: 0, total: 2 });
+    expect(tasks[3]).toMatchObject({ recurrence: 'FREQ=DAILY', recurrenceFrom: 'due', dueTime: null });
+    expect(tasks.map((task) => task.parentId)).toEqual([null, tasks[0]!.id, tasks[0]!.id, null, null]);
+    expect(await checklist(alice, tasks[0]!.id)).toEqual([]);
     // Issue 23: the section row is a section of the Inbox, with every task below it.
     const inbox = (
       (await alice.request('GET', '/api/projects')).json() as Array<{ id: number; inbox: boolean }>
@@ -393,6 +565,77 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     const sections = (await alice.request('GET', `/api/projects/${inbox.id}/sections`)).json() as Section[];
     expect(sections.map((section) => section.name)).toEqual(['Home']);
     expect(new Set(tasks.map((task) => task.sectionId))).toEqual(new Set([sections[0]!.id]));
+  });
+
+  it("nests Todoist's indented rows as sub-tasks 4 levels deep, in the file's order; a deeper row goes under the deepest allowed", async () => {
+    const todoist = [
+      'TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE',
+      'task,Plan trip,,1,1,,,,en,',
+      'task,Book flights,,1,2,,,,en,',
+      'task,Compare fares,,1,3,,,,en,',
+      'task,Check the airline,,1,4,,,,en,',
+      'task,Read reviews,,1,5,,,,en,',
+      'task,Ask a friend,,1,6,,,,en,',
+      'task,Pick seats,,1,3,,,,en,',
+      'task,Book hotel,,1,2,,,,en,',
+      'task,Pack,,1,2,,,,en,',
+      'task,Call mum,,1,1,,,,en,',
+      'task,Orphan,,1,2,,,,en,',
+    ].join('\n');
+    const expected = {
+      imported: 11,
+      skipped: 0,
+      errors: [],
+      notices: [
+        {
+          row: 7,
+          message: 'INDENT 6 is more than 4 levels of sub-tasks: imported under "Check the airline"',
+        },
+      ],
+    };
+    expect(await imported(alice, todoist, '?dryRun=true')).toEqual(expected);
+    expect(await active(alice)).toEqual([]);
+    expect(await imported(alice, todoist)).toEqual(expected);
+    const tasks = await active(alice);
+    const id = (title: string) => tasks.find((task) => task.title === title)!.id;
+    // Every task in the file's order; a parent before its sub-tasks.
+    expect(tasks.map((task) => task.title)).toEqual([
+      'Plan trip',
+      'Book flights',
+      'Compare fares',
+      'Check the airline',
+      'Read reviews',
+      'Ask a friend',
+      'Pick seats',
+      'Book hotel',
+      'Pack',
+      'Call mum',
+      'Orphan',
+    ]);
+    const parentOf = Object.fromEntries(
+      tasks.map((task) => [task.title, tasks.find((other) => other.id === task.parentId)?.title ?? null]),
+    );
+    expect(parentOf).toEqual({
+      'Plan trip': null,
+      'Book flights': 'Plan trip',
+      'Compare fares': 'Book flights',
+      'Check the airline': 'Compare fares',
+      'Read reviews': 'Check the airline',
+      // INDENT 6 is 5 levels below Plan trip: one too many, so beside Read reviews.
+      'Ask a friend': 'Check the airline',
+      'Pick seats': 'Book flights',
+      'Book hotel': 'Plan trip',
+      Pack: 'Plan trip',
+      'Call mum': null,
+      // Under the nearest task above with INDENT 1.
+      Orphan: 'Call mum',
+    });
+    // The sub-tasks of a parent, in the file's order.
+    const children = async (parent: string) =>
+      tasks.filter((task) => task.parentId === id(parent)).map((task) => task.title);
+    expect(await children('Plan trip')).toEqual(['Book flights', 'Book hotel', 'Pack']);
+    expect(await children('Check the airline')).toEqual(['Read reviews', 'Ask a friend']);
+    expect(await children('Book flights')).toEqual(['Compare fares', 'Pick seats']);
   });
 
   it("keeps Todoist's priorities, the other way round (its 4 is P1), and its @labels as the importer's labels", async () => {
@@ -431,7 +674,7 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
     await alice.request('POST', '/api/tasks', { title: 'Urgent', priority: 1 });
     await alice.request('POST', '/api/tasks', { title: 'Plain' });
     const csv = await alice.request('GET', '/api/export?format=csv');
-    expect(csv.body.split('\r\n')[0]).toMatch(/,priority$/);
+    expect(csv.body.split('\r\n')[0]).toMatch(/,priority,parent$/);
     const json = await exportJson(alice);
     expect(json.tasks.map((task) => [task.title, task.priority])).toEqual([
       ['Plain', 4],
@@ -453,26 +696,31 @@ describe.each(testDialects)('export and import on %s', (dialect) => {
 
   it("imports a current Todoist export: no error for its meta row, notes in the task's notes", async () => {
     const result = await imported(alice, TODOIST_EXPORT);
-    expect(result).toMatchObject({ imported: 3, skipped: 1, errors: [] });
-    expect(result.notices).toContainEqual({
-      row: 16,
-      message: expect.stringMatching(/^recurrence not imported: every! 3 days \(due once, on /),
-    });
-    const [rent, bins, plants] = await active(alice);
+    expect(result).toMatchObject({ imported: 6, skipped: 1, errors: [] });
+    // A sub-task's repeating date is a rule of its own now (issue 29): nothing left out.
+    expect(result.notices).toEqual([{ row: 3, message: 'note not imported: no task above it' }]);
+    const [rent, bank, transfer, bins, plants, soil] = await active(alice);
     // Above the section row: no section; below it, 'Weekly' (a second import reuses it).
     expect(rent!.sectionId).toBeNull();
     expect(bins!.sectionId).not.toBeNull();
     expect(plants!.sectionId).toBe(bins!.sectionId);
+    expect(soil).toMatchObject({
+      parentId: plants!.id,
+      sectionId: bins!.sectionId,
+      recurrenceFrom: 'completion',
+    });
     expect(bins).toMatchObject({ recurrence: 'FREQ=WEEKLY;BYDAY=MO', recurrenceFrom: 'due' });
     expect(new Date(`${bins!.dueDate}T12:00:00Z`).getUTCDay()).toBe(1);
     expect(plants).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
     expect(plants!.dueDate).toMatch(/-01$/);
-    expect(rent!.notes).toMatch(/^Rui, \d{1,2} \w{3} \d{4}: Ask for a receipt\n\nAna, /);
+    expect(rent!.notes).toMatch(/^Rui, \d{1,2} \w{3} \d{4}: Ask for a receipt$/);
+    expect(transfer!.notes).toMatch(/^Ana, \d{1,2} \w{3} \d{4}: Reference: "FLAT 2B"$/);
     expect(bins!.notes).toBe('Ana, 2 Nov 2026: Recycling goes out on Thursdays,\nglass on Fridays');
-    expect((await checklist(alice, rent!.id)).map(([title]) => title)).toEqual([
-      expect.stringMatching(/^Find the bank details \(due 4 Jan( \d{4})?\)$/),
-      expect.stringMatching(/^Transfer and confirm \(due 2 Feb( \d{4})?\)$/),
+    expect([bank, transfer].map((task) => [task!.title, task!.parentId, task!.dueDate?.slice(5)])).toEqual([
+      ['Find the bank details', rent!.id, '01-04'],
+      ['Transfer and confirm', rent!.id, '02-02'],
     ]);
+    expect(await checklist(alice, rent!.id)).toEqual([]);
   });
 
   it('imports 5,000 rows in well under 10 seconds', async () => {
@@ -613,56 +861,67 @@ const TODOIST_EXPORT = [
 describe("Todoist's export read as Todoist writes it", () => {
   const today = new Date(2027, 0, 1, 12);
 
-  it('keeps notes with author and date, subtask due dates, and says which recurrences it leaves out', async () => {
+  it('keeps notes with author and date, sub-tasks with their own dates, notes and recurrences', async () => {
     const parsed = await parseImportFile(Buffer.from(`\uFEFF${TODOIST_EXPORT}`), today);
     expect(parsed.format).toBe('todoist-csv');
     // The meta row is no error; the note above every task is the row left out.
     expect(parsed.errors).toEqual([]);
     expect(parsed.skipped).toBe(1);
-    expect(parsed.tasks.map((task) => task.section)).toEqual([undefined, 'Weekly', 'Weekly']);
-    expect(parsed.notices).toEqual([
-      { row: 3, message: 'note not imported: no task above it' },
-      // A subtask's repeating date stays in its text: a checklist item has no date of its own.
-      { row: 16, message: 'recurrence not imported: every! 3 days (due once, on 4 Jan)' },
+    // A sub-task lives in its parent's section.
+    expect(parsed.tasks.map((task) => task.section)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'Weekly',
+      'Weekly',
+      'Weekly',
     ]);
+    expect(parsed.notices).toEqual([{ row: 3, message: 'note not imported: no task above it' }]);
     expect(
-      parsed.tasks.map(({ title, dueDate, notes, checklistItems }) => ({
+      parsed.tasks.map(({ title, dueDate, notes, checklistItems, parentIndex }) => ({
         title,
         dueDate,
         notes,
         checklist: checklistItems.map((item) => item.title),
+        parentIndex: parentIndex ?? null,
       })),
     ).toEqual([
       {
         title: 'Pay rent',
         dueDate: '2027-01-05',
         // The note's day where the task's time zone is: 23:30 UTC is already 1 January in Berlin.
-        notes: [
-          'Rui, 1 Jan 2027: Ask for a receipt',
-          'Ana, 3 Jan 2027 (on "Transfer and confirm"): Reference: "FLAT 2B"',
-        ].join('\n\n'),
-        checklist: ['Find the bank details (due 4 Jan)', 'Transfer and confirm (due 2 Feb 2028)'],
+        notes: 'Rui, 1 Jan 2027: Ask for a receipt',
+        checklist: [],
+        parentIndex: null,
+      },
+      // Issue 29: indented rows are sub-tasks, with their own dates and notes.
+      { title: 'Find the bank details', dueDate: '2027-01-04', notes: null, checklist: [], parentIndex: 0 },
+      {
+        title: 'Transfer and confirm',
+        dueDate: '2028-02-02',
+        notes: 'Ana, 3 Jan 2027: Reference: "FLAT 2B"',
+        checklist: [],
+        parentIndex: 0,
       },
       {
         title: 'Take the bins out',
         dueDate: '2027-01-04',
         notes: 'Ana, 2 Nov 2026: Recycling goes out on Thursdays,\nglass on Fridays',
         checklist: [],
+        parentIndex: null,
       },
       // Line 15 (the note above spans two lines): 'every 1st' is the 1st of each month.
-      {
-        title: 'Water plants',
-        dueDate: '2027-01-01',
-        notes: null,
-        checklist: ['Check the soil (due 4 Jan)'],
-      },
+      { title: 'Water plants', dueDate: '2027-01-01', notes: null, checklist: [], parentIndex: null },
+      // A sub-task repeats on its own: 'every!' counts from completion.
+      { title: 'Check the soil', dueDate: '2027-01-01', notes: null, checklist: [], parentIndex: 4 },
     ]);
-    expect(parsed.tasks[1]).toMatchObject({
+    expect(parsed.tasks[3]).toMatchObject({
       recurrence: 'FREQ=WEEKLY;BYDAY=MO',
       recurrenceFrom: 'due',
       dueTime: null,
     });
-    expect(parsed.tasks[2]).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
+    expect(parsed.tasks[4]).toMatchObject({ recurrence: 'FREQ=MONTHLY;BYMONTHDAY=1' });
+    expect(parsed.tasks[5]).toMatchObject({ recurrence: 'FREQ=DAILY;INTERVAL=3' });
   });
 
   it("starts a repeating date with a time at its next occurrence still to come in the row's zone", async () => {

@@ -45,6 +45,44 @@ export function createDataRepository(db: Kysely<Database>) {
         .orderBy('checklist_items.id')
         .execute(),
 
+    /** Issue 29: the relations between tasks of the projects, both sides in them, oldest first. */
+    relations: (projectIds: number[]) =>
+      db
+        .selectFrom('task_relations')
+        .innerJoin('tasks as one', 'one.id', 'task_relations.task_id')
+        .innerJoin('tasks as other', 'other.id', 'task_relations.other_task_id')
+        .select(['task_relations.task_id', 'task_relations.other_task_id', 'task_relations.kind'])
+        .where('one.project_id', 'in', projectIds)
+        .where('other.project_id', 'in', projectIds)
+        .orderBy('task_relations.id')
+        .execute(),
+
+    /** Issue 29: relations between new tasks, by their ids (the same pair and kind once). */
+    insertRelations: async (
+      userId: number,
+      relations: Array<{
+        taskId: number;
+        otherTaskId: number;
+        kind: 'blocks' | 'relates_to' | 'duplicate_of';
+      }>,
+    ) => {
+      const now = nowIso();
+      for (let at = 0; at < relations.length; at += 400) {
+        await db
+          .insertInto('task_relations')
+          .values(
+            relations.slice(at, at + 400).map((relation) => ({
+              task_id: relation.taskId,
+              other_task_id: relation.otherTaskId,
+              kind: relation.kind,
+              created_by: userId,
+              created_at: now,
+            })),
+          )
+          .execute();
+      }
+    },
+
     agents: (userId: number) =>
       db.selectFrom('agents').selectAll().where('user_id', '=', userId).orderBy('id').execute(),
 

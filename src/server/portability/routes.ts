@@ -71,7 +71,7 @@ export async function dataRoutes(fastify: FastifyInstance, deps: DataFeatureDeps
         schema: {
           summary: 'Export your data',
           description:
-            'Everything you own, as a download: the tasks of your Inbox and of the projects you own (not of those you are only a member of). `json`: `{tasks, agents}`, active and archived tasks with notes, drafts, agent and checklist items. `csv`: one row per task (title, description, dueDate, completed, archived, notes, createdAt), lines ending in CRLF; a cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading apostrophe so spreadsheets do not run it as a formula, and the import takes it off again. Nothing of anyone else, no credentials.',
+            "Everything you own, as a download: the tasks of your Inbox and of the projects you own (not of those you are only a member of). `json`: `{tasks, agents, relations}`, active and archived tasks with notes, drafts, agent, checklist items and `parentId`, and the relations between them. `csv`: one row per task (title, description, dueDate, completed, archived, notes, createdAt, ..., and `parent`, the parent's title path such as 'Plan trip > Book flights'), lines ending in CRLF; a cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading apostrophe so spreadsheets do not run it as a formula, and the import takes it off again. Nothing of anyone else, no credentials.",
           tags: ['Import and export'],
           operationId: 'exportData',
           querystring: exportQuerySchema,
@@ -104,7 +104,7 @@ export async function dataRoutes(fastify: FastifyInstance, deps: DataFeatureDeps
         onRequest: requireUser,
         schema: {
           summary: 'Import tasks',
-          description: `A multipart form with the file in \`${IMPORT_FIELD}\` (at most ${MB} MB, else 413): Tasklane's JSON or CSV export, or Todoist's CSV export. With \`dryRun=true\`, says what would be imported and writes nothing. Tasks go on top of the list of the project \`projectId\` (one where you are an editor or more: 404 when you are not a member, 403 below editor, 409 when it is archived), by default your Inbox, in the file's order; rows with a bad value are skipped and listed in \`errors\`; \`notices\` says what came in with something lost (a Todoist recurrence, imported as one date) or was left out for a reason that is no error. A file that cannot be read imports nothing (400, with the line).`,
+          description: `A multipart form with the file in \`${IMPORT_FIELD}\` (at most ${MB} MB, else 413): Tasklane's JSON or CSV export, or Todoist's CSV export. With \`dryRun=true\`, says what would be imported and writes nothing. Tasks go on top of the list of the project \`projectId\` (one where you are an editor or more: 404 when you are not a member, 403 below editor, 409 when it is archived), by default your Inbox, in the file's order, sub-tasks under their parent (Todoist's \`INDENT\`, Tasklane's \`parentId\` or \`parent\` column; at most 4 levels, a deeper one under its deepest allowed ancestor) with the relations between them; rows with a bad value are skipped and listed in \`errors\`; \`notices\` says what came in with something lost (a Todoist recurrence, imported as one date) or was left out for a reason that is no error. A file that cannot be read imports nothing (400, with the line).`,
           tags: ['Import and export'],
           operationId: 'importData',
           querystring: importQuerySchema,

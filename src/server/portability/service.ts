@@ -1,10 +1,16 @@
 import { stringify } from 'csv-stringify/sync';
 import type { Kysely } from 'kysely';
-import { CSV_COLUMNS, DATA_LIMITS, type ExportDocument, type ImportResult } from '../../common/data';
+import {
+  CSV_COLUMNS,
+  DATA_LIMITS,
+  type ExportDocument,
+  type ImportResult,
+  PARENT_PATH_SEPARATOR,
+} from '../../common/data';
 import { labelKey } from '../../common/labels';
 import { DEFAULT_PROJECT_COLOR, PROJECTS_PATH } from '../../common/projects';
 import { projectSectionsPath } from '../../common/sections';
-import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
+import { ARCHIVED_TASKS_PATH, TASKS_PATH, type Task } from '../../common/tasks';
 import { type Access, projectNotFound } from '../access';
 import { recordActivity } from '../activity/repository';
 import { userTimeZone } from '../auth/users';
@@ -66,7 +72,10 @@ export function createDataService({
 
   const exportDocument = async (userId: number): Promise<ExportDocument> => {
     const [{ rows: tasks, projectIds }, agents] = await Promise.all([ownTasks(userId), data.agents(userId)]);
-    const items = await data.checklistItems(projectIds);
+    const [items, relations] = await Promise.all([
+      data.checklistItems(projectIds),
+      data.relations(projectIds),
+    ]);
     const itemsOf = new Map<number, Array<{ title: string; done: boolean }>>();
     for (const item of items) {
       const list = itemsOf.get(item.task_id) ?? [];
@@ -86,6 +95,8 @@ export function createDataService({
           assigneeIds: _assignees,
           commentCount: _comments,
           labels: _labels,
+          subtasks: _subtasks,
+          blockedBy: _blockedBy,
           ...task
         } = toTask(row);
         return { ...task, checklistItems: itemsOf.get(row.id) ?? [] };
@@ -97,6 +108,11 @@ export function createDataService({
         model: agent.model,
         createdAt: toIso(agent.created_at),
         updatedAt: toIso(agent.updated_at),
+      })),
+      relations: relations.map((relation) => ({
+        taskId: relation.task_id,
+        otherTaskId: relation.other_task_id,
+        kind: relation.kind,
       })),
     };
   };
@@ -111,6 +127,20 @@ export function createDataService({
      */
     async exportCsv(userId: number): Promise<string> {
       const tasks = (await ownTasks(userId)).rows.map((row) => toTask(row));
+      // Issue 29: each task's parent as its title path from the top, 'Plan trip > Book flights'.
+      const byId = new Map(tasks.map((task) => [task.id, task]));
+      const pathOf = new Map<number, string>();
+      const parentPath = (task: Task): string => {
+        const parent = task.parentId === null ? undefined : byId.get(task.parentId);
+        if (!parent) return '';
+        const known = pathOf.get(parent.id);
+        if (known !== undefined) return known;
+        pathOf.set(parent.id, parent.title); // on the way: a loop stops here
+        const above = parentPath(parent);
+        const path = above ? `${above}${PARENT_PATH_SEPARATOR}${parent.title}` : parent.title;
+        pathOf.set(parent.id, path);
+        return path;
+      };
       return stringify(
         tasks.map((task) => ({
           title: task.title,
@@ -125,6 +155,7 @@ export function createDataService({
           recurrence: task.recurrence ?? '',
           recurrenceFrom: task.recurrenceFrom,
           priority: String(task.priority),
+          parent: parentPath(task),
         })),
         {
           header: true,
@@ -189,7 +220,8 @@ export function createDataService({
  * The file's agents become the user's (one with the same title and prompt is reused, so importing
  * twice does not double them), then its tasks, each linked to its agent's new id.
  */
-async function write(trx: Kysely<Database>, userId: number, projectId: number, parsed: ParsedFile) {
+async function write(trx: Kysely<Database>, userId: number, projectId: number, file: ParsedFile) {
+  const parsed = inTreeOrder(file);
   const repository = createDataRepository(trx);
   const agentIds = new Map<number, number>();
   if (parsed.agents.length > 0) {
@@ -212,6 +244,14 @@ async function write(trx: Kysely<Database>, userId: number, projectId: number, p
       sectionId: section ? (sectionIds.get(section) ?? null) : null,
     })),
   );
+  await repository.insertRelations(
+    userId,
+    parsed.relations.map(({ from, to, kind }) => ({
+      taskId: taskIds[from]!,
+      otherTaskId: taskIds[to]!,
+      kind,
+    })),
+  );
   await addLabels(
     trx,
     userId,
@@ -221,6 +261,42 @@ async function write(trx: Kysely<Database>, userId: number, projectId: number, p
     trx,
     taskIds.map((taskId) => ({ taskId, actorId: userId, kind: 'created' as const })),
   );
+}
+
+/**
+ * Issue 29: the file's tasks with each parent before its sub-tasks, as insertTasksOnTop nests them
+ * (a sub-task of a JSON export's archive may come before its parent): every top-level task in the
+ * file's order, each followed by its sub-tasks (and theirs) in the file's order. The relations follow.
+ */
+export function inTreeOrder(file: ParsedFile): ParsedFile {
+  const { tasks } = file;
+  if (tasks.every((task, i) => task.parentIndex === undefined || task.parentIndex < i)) return file;
+  const children = new Map<number, number[]>();
+  const roots: number[] = [];
+  tasks.forEach((task, i) => {
+    const parent = task.parentIndex;
+    if (parent === undefined || parent === i || tasks[parent] === undefined) roots.push(i);
+    else children.set(parent, [...(children.get(parent) ?? []), i]);
+  });
+  const order: number[] = [];
+  const visit = (i: number) => {
+    order.push(i);
+    for (const child of children.get(i) ?? []) visit(child);
+  };
+  for (const root of roots) visit(root);
+  // A loop of parents (the parser breaks them) would leave tasks unvisited: they come last, top-level.
+  const placed = new Set(order);
+  for (let i = 0; i < tasks.length; i++) if (!placed.has(i)) order.push(i);
+  const at = new Map(order.map((old, index) => [old, index]));
+  return {
+    ...file,
+    tasks: order.map((old) => {
+      const { parentIndex, ...task } = tasks[old]!;
+      const parent = parentIndex === undefined ? undefined : at.get(parentIndex);
+      return parent !== undefined && parent < at.get(old)! ? { ...task, parentIndex: parent } : task;
+    }),
+    relations: file.relations.map(({ from, to, kind }) => ({ from: at.get(from)!, to: at.get(to)!, kind })),
+  };
 }
 
 /** The importer's labels of these names (made when they have none of that name, in grey) on the tasks. */

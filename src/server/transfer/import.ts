@@ -293,7 +293,7 @@ async function insert(db: Db, tables: ArchiveTables): Promise<void> {
     // Checked again inside the transaction: an instance started meanwhile would have its administrator.
     await assertEmpty(trx);
     for (const table of TABLES) {
-      const rows: object[] = tables[table];
+      const rows: object[] = table === 'tasks' ? parentsFirst(tables.tasks) : tables[table];
       for (let start = 0; start < rows.length; start += INSERT_BATCH) {
         // The rows were checked against the columns of schema.ts (archive.ts); Kysely cannot relate
         // a row type to a table chosen at run time.
@@ -314,6 +314,36 @@ async function insert(db: Db, tables: ArchiveTables): Promise<void> {
       }
     }
   });
+}
+
+/**
+ * Issue 29: the tasks with every parent before its sub-tasks, as parent_id → tasks.id is checked at
+ * insert (a sub-task may have a smaller id than its parent: one moved under a newer task) and the
+ * rows go in batches. By depth, in their order otherwise; a parent not in the archive is left for
+ * the insert to refuse.
+ */
+export function parentsFirst<T extends { id: number; parent_id?: number | null }>(rows: T[]): T[] {
+  if (!rows.some((row) => row.parent_id !== null && row.parent_id !== undefined)) return rows;
+  const parentOf = new Map(rows.map((row) => [row.id, row.parent_id ?? null]));
+  const depth = new Map<number, number>();
+  const depthOf = (id: number): number => {
+    let known = depth.get(id);
+    if (known !== undefined) return known;
+    // Up the chain without recursion; a loop (a broken archive) stops after as many steps as rows.
+    const chain: number[] = [];
+    let at: number | null = id;
+    while (at !== null && !depth.has(at) && chain.length <= rows.length) {
+      chain.push(at);
+      at = parentOf.get(at) ?? null;
+    }
+    known = at === null || !depth.has(at) ? -1 : depth.get(at)!;
+    for (const link of chain.reverse()) depth.set(link, ++known);
+    return depth.get(id)!;
+  };
+  return rows
+    .map((row, index) => ({ row, index, depth: depthOf(row.id) }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index)
+    .map(({ row }) => row);
 }
 
 /** Empty means never started: no row in any table an archive carries (a started instance has its administrator). */

@@ -25,7 +25,7 @@ import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { startTestS3, type TestS3 } from '../testing/s3';
 import { MANIFEST_MEMBER, type Manifest, sha256 } from './archive';
 import { exportArchive } from './export';
-import { importArchive } from './import';
+import { importArchive, parentsFirst } from './import';
 
 /** What an archive must carry; named here, not taken from archive.ts, so the test checks that list too. */
 const MOVED_TABLES = [
@@ -55,6 +55,8 @@ const MOVED_TABLES = [
   'labels',
   'task_labels',
   'saved_filters',
+  'task_relations',
+  'templates',
 ] as const;
 type MovedTable = (typeof MOVED_TABLES)[number];
 
@@ -247,7 +249,38 @@ async function seed({ db, dataDir, store }: Instance, aiBaseUrl = 'https://ai.ex
         created_at: at(16),
         updated_at: at(16),
       },
+      {
+        ...task,
+        id: 11,
+        project_id: 3,
+        user_id: 2,
+        title: 'Plan the quarter',
+        position: -2,
+        created_at: at(17),
+        updated_at: at(17),
+      },
     ])
+    .execute();
+  // Issue 29: task 3 was moved under a newer task, so its parent has the larger id; task 11 blocks
+  // task 4 and relates to task 3; Alice saved a template.
+  await k.updateTable('tasks').set({ parent_id: 11 }).where('id', '=', 3).execute();
+  await k
+    .insertInto('task_relations')
+    .values([
+      { id: 2, task_id: 11, other_task_id: 4, kind: 'blocks', created_by: 2, created_at: at(18) },
+      { id: 5, task_id: 3, other_task_id: 11, kind: 'relates_to', created_by: null, created_at: at(19) },
+    ])
+    .execute();
+  await k
+    .insertInto('templates')
+    .values({
+      id: 4,
+      user_id: 2,
+      name: 'Quarter',
+      data: JSON.stringify({ sections: [], tasks: [{ title: 'Plan the quarter', subtasks: [] }] }),
+      task_count: 1,
+      created_at: at(20),
+    })
     .execute();
   // Task 4 is in the shared project: assigned to two members, commented on (a mention, and a
   // comment whose author was deleted), with its activity.
@@ -700,7 +733,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
       onProgress: ({ files: done }) => progress.push(done),
     });
     const bytes = Object.values(contents).reduce((total, content) => total + content.length, 0);
-    expect(exported).toMatchObject({ users: 3, tasks: 4, files: 4, bytes });
+    expect(exported).toMatchObject({ users: 3, tasks: 5, files: 4, bytes });
     expect(progress).toEqual([1, 2, 3, 4]);
     const raw = await fs.readFile(archive);
     expect([raw[0], raw[1]]).toEqual([0x1f, 0x8b]);
@@ -710,7 +743,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     const imported = await importIntoTarget(archive);
     expect(imported).toMatchObject({
       users: 3,
-      tasks: 4,
+      tasks: 5,
       files: 4,
       bytes: exported.bytes,
       unreadableAiKeys: 0,
@@ -720,6 +753,13 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     const after = await dump(target.db);
     expect(withoutInstanceSecrets(after)).toEqual(withoutInstanceSecrets(before));
     expect(after.files.map((row) => row.original_name)).toContain(NON_ASCII_NAME);
+    // Issue 29: the sub-task older than its parent, the relations and the template came along.
+    expect(after.tasks.find((row) => row.id === 3)).toMatchObject({ parent_id: 11 });
+    expect(after.task_relations.map((row) => [row.task_id, row.kind, row.other_task_id])).toEqual([
+      [11, 'blocks', 4],
+      [3, 'relates_to', 11],
+    ]);
+    expect(after.templates.map((row) => [row.id, row.user_id, row.name])).toEqual([[4, 2, 'Quarter']]);
     for (const table of [
       'sessions',
       'password_reset_tokens',
@@ -771,7 +811,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     const archive = path.join(work, 'backup.tar');
     await exportSource(archive);
     expect((await fs.readFile(archive)).subarray(257, 262).toString()).toBe('ustar');
-    expect(await importIntoTarget(archive)).toMatchObject({ users: 3, tasks: 4, files: 4 });
+    expect(await importIntoTarget(archive)).toMatchObject({ users: 3, tasks: 5, files: 4 });
   });
 
   describe('a user’s own AI connection', () => {
@@ -905,7 +945,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
     await exportSource(archive);
     const older = path.join(work, 'older.tar');
     const laterTables =
-      /^tables\/(projects|project_members|task_assignees|comments|comment_mentions|activity)\.json$/;
+      /^tables\/(projects|project_members|task_assignees|comments|comment_mentions|activity|task_relations|templates)\.json$/;
     await repack(
       archive,
       (name, content) => {
@@ -913,7 +953,9 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
         if (name !== 'tables/tasks.json') return content;
         const rows = JSON.parse(content.toString()) as Array<Record<string, unknown>>;
         return Buffer.from(
-          JSON.stringify(rows.map(({ project_id: _project, comment_count: _comments, ...row }) => row)),
+          JSON.stringify(
+            rows.map(({ project_id: _project, comment_count: _comments, parent_id: _parent, ...row }) => row),
+          ),
         );
       },
       older,
@@ -950,6 +992,7 @@ describe.each(testDialects)('moving a deployment from SQLite and disk to %s and 
       [4, true, true],
       [9, true, true],
       [10, true, true],
+      [11, true, true],
     ]);
   });
 
@@ -1027,12 +1070,12 @@ describe.each(testDialects)('npm run cli into %s', (dialect) => {
       // Nothing but the progress lines a slow (busy) machine gets, at most one a second.
       expect(exported.stderr).toMatch(/^(exporting files: .*\n)*$/);
       expect(exported.code).toBe(0);
-      expect(exported.stdout).toMatch(/^exported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
+      expect(exported.stdout).toMatch(/^exported: 3 users, 5 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
 
       const imported = await cli(['import', archive], targetEnv);
       expect(imported.stderr).toMatch(/^(importing files: .*\n)*$/);
       expect(imported.code).toBe(0);
-      expect(imported.stdout).toMatch(/^imported: 3 users, 4 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
+      expect(imported.stdout).toMatch(/^imported: 3 users, 5 tasks, 4 files \(3\.1 MB\) in \d+\.\d s\n$/);
 
       const again = await cli(['import', archive], targetEnv);
       expect(again.code).toBe(1);
@@ -1082,3 +1125,18 @@ async function runNode(args: string[], env: Record<string, string>) {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   return { code, stdout, stderr };
 }
+
+describe('parentsFirst (issue 29)', () => {
+  it('puts every parent before its sub-tasks, in batches as in one statement, keeping the order otherwise', () => {
+    const rows = [
+      { id: 1, parent_id: 7 },
+      { id: 2, parent_id: null },
+      { id: 4, parent_id: 1 },
+      { id: 7, parent_id: 2 },
+      { id: 9, parent_id: null },
+    ];
+    expect(parentsFirst(rows).map((row) => row.id)).toEqual([2, 9, 7, 1, 4]);
+    const flat = [{ id: 3, parent_id: null }];
+    expect(parentsFirst(flat)).toBe(flat);
+  });
+});
