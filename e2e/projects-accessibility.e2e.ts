@@ -36,7 +36,11 @@ describeBrowser('projects in the browser: accessibility', () => {
     it(
       `passes axe on the sidebar, a project, the share and new-project dialogs: ${label}`,
       async () => {
-        const owner = await signedIn(ADMIN.username, ADMIN.password, { theme, viewport });
+        const owner = await signedIn(ADMIN.username, ADMIN.password, {
+          theme,
+          viewport,
+          reducedMotion: 'reduce',
+        });
         const phone = viewport === VIEWPORTS.phone;
         const person = await newPerson(owner, `Dee ${label}`);
         const project = await createProject(owner, `Launch ${label}`, 'violet');
@@ -117,6 +121,7 @@ describeBrowser('projects in the browser: accessibility', () => {
           theme,
           viewport,
           path: `/projects/${project.id}`,
+          reducedMotion: 'reduce',
         });
         await card(commenter, 'Draft the announcement').waitFor();
         await expectAccessible(commenter, `project-commenter [${label}]`);

@@ -12,15 +12,21 @@ import { ADMIN, apiFromPage, type BrowserSuite, openThemedPage, signIn } from '.
  * and the locators of the sidebar, the Share dialog and the palette, on `suite`'s server.
  */
 export function projectHelpers(suite: BrowserSuite) {
-  type Options = { theme?: 'light' | 'dark'; viewport?: { width: number; height: number }; path?: string };
+  type Options = {
+    theme?: 'light' | 'dark';
+    viewport?: { width: number; height: number };
+    path?: string;
+    /** 'reduce' for an audit: the settled screens are the same, and nothing waits out a fade. */
+    reducedMotion?: 'reduce' | 'no-preference';
+  };
 
   /** A fresh suite.browser context signed in as `username`, on `path` once signed in. */
   async function signedIn(
     username: string = ADMIN.username,
     password: string = ADMIN.password,
-    { theme = 'light', viewport = VIEWPORTS.desktop, path = '/' }: Options = {},
+    { theme = 'light', viewport = VIEWPORTS.desktop, path = '/', reducedMotion }: Options = {},
   ): Promise<Page> {
-    const page = await openThemedPage(suite, { theme, viewport });
+    const page = await openThemedPage(suite, { theme, viewport, reducedMotion });
     await page.goto('/');
     await signIn(page, username, password);
     if (path !== '/') {
