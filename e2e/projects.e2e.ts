@@ -1,102 +1,43 @@
-import type { Locator, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { PROJECT_COPY } from '../src/client/projects/copy';
-import type { CredentialsResponse } from '../src/common/admin';
 import type { Project } from '../src/common/projects';
 import { COPY, TOASTS } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
-import { VIEWPORTS } from './accessibility';
 import {
-  ADMIN,
   apiFromPage,
   browserSuite,
-  budget,
   createTaskFromPage,
   describeBrowser,
   dragAnnouncement,
-  expectAccessible,
-  framesDrawn,
-  openThemedPage,
-  screenshot,
-  signIn,
-  unnamedFormFields,
   watchLiveStream,
 } from './harness';
+import { projectHelpers } from './projects';
 
 /**
  * Issue 21, 'In the browser': the sidebar (a drawer on a phone) with the Inbox, 'Assigned to me' and
  * the projects; 'New project' from the keyboard; a project's screen and its Share dialog, whose
  * controls follow the role; a second person seeing a share, a role change and a removal live;
- * moving a task by the palette and by dragging its card onto the sidebar; g i and g a; axe on every
- * new screen and dialog in both themes at desktop and phone widths.
+ * moving a task by the palette and by dragging its card onto the sidebar; g i and g a. Axe on every
+ * new screen and dialog, in both themes at desktop and phone widths, is in projects-accessibility.e2e.ts.
  */
 describeBrowser('projects in the browser', () => {
   const suite = browserSuite();
-
-  type Options = { theme?: 'light' | 'dark'; viewport?: { width: number; height: number }; path?: string };
-
-  /** A fresh suite.browser context signed in as `username`, on `path` once signed in. */
-  async function signedIn(
-    username: string = ADMIN.username,
-    password: string = ADMIN.password,
-    { theme = 'light', viewport = VIEWPORTS.desktop, path = '/' }: Options = {},
-  ): Promise<Page> {
-    const page = await openThemedPage(suite, { theme, viewport });
-    await page.goto('/');
-    await signIn(page, username, password);
-    if (path !== '/') {
-      await page.goto(path);
-      await page.locator('main h1').waitFor();
-    }
-    return page;
-  }
-
-  let people = 0;
-  /** A new account, made by the administrator through the API. */
-  async function newPerson(admin: Page, firstName: string) {
-    people += 1;
-    const created = await apiFromPage<CredentialsResponse>(admin, 'POST', '/api/admin/users', {
-      firstName,
-      email: `${firstName.toLowerCase().replace(/\W/g, '')}${people}@example.com`,
-    });
-    return { id: created.user.id, username: created.user.username, password: created.password };
-  }
-
-  const createProject = (page: Page, name: string, color = 'teal') =>
-    apiFromPage<Project>(page, 'POST', '/api/projects', { name, color });
-  const share = (page: Page, projectId: number, user: string, role: string) =>
-    apiFromPage(page, 'POST', `/api/projects/${projectId}/members`, { user, role });
-  const projectTasks = (page: Page, projectId: number) =>
-    apiFromPage<Task[]>(page, 'GET', `/api/tasks?projectId=${projectId}`);
-  const inboxTasks = (page: Page) => apiFromPage<Task[]>(page, 'GET', '/api/tasks');
-
-  const sidebar = (page: Page) => page.getByRole('navigation', { name: PROJECT_COPY.navigation });
-  // The link's name is the project's, then its count ('Garden, 2 tasks').
-  const projectLink = (page: Page, name: string) =>
-    sidebar(page).getByRole('link', {
-      name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?:,|$)`),
-    });
-  const shareDialog = (page: Page) => page.getByRole('dialog', { name: /^Share “/ });
-  const palette = (page: Page) => page.getByRole('dialog', { name: 'Command palette' });
-  const card = (page: Page, title: string) => page.getByRole('article', { name: title, exact: true });
-  const toast = (page: Page, text: string) =>
-    page.getByRole('region', { name: /Notifications/ }).getByText(text, { exact: true });
-
-  function focused(page: Page): Promise<string> {
-    return page.evaluate(() => {
-      const el = document.activeElement;
-      if (!el || el === document.body) return 'body';
-      const name = el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '';
-      return `${el.tagName.toLowerCase()}:${name}`;
-    });
-  }
-
-  async function openShare(page: Page): Promise<Locator> {
-    await page.getByRole('button', { name: PROJECT_COPY.share, exact: true }).click();
-    const dialog = shareDialog(page);
-    await dialog.getByRole('list', { name: PROJECT_COPY.members }).waitFor();
-    return dialog;
-  }
+  const {
+    signedIn,
+    newPerson,
+    createProject,
+    share,
+    projectTasks,
+    inboxTasks,
+    sidebar,
+    projectLink,
+    shareDialog,
+    palette,
+    card,
+    toast,
+    focused,
+    openShare,
+  } = projectHelpers(suite);
 
   it('creates a project from the sidebar with the keyboard, and opens its screen', async () => {
     const page = await signedIn();
@@ -430,113 +371,6 @@ describeBrowser('projects in the browser', () => {
     await help.getByText('Go to Your Tasks (your Inbox)').waitFor();
     await help.getByText('Go to Assigned to me').waitFor();
   });
-
-  const AUDITS = [
-    ['light', VIEWPORTS.desktop],
-    ['dark', VIEWPORTS.desktop],
-    ['light', VIEWPORTS.phone],
-    ['dark', VIEWPORTS.phone],
-  ] as const;
-
-  for (const [theme, viewport] of AUDITS) {
-    const label = `${viewport.name}-${theme}`;
-    it(
-      `passes axe on the sidebar, a project, the share and new-project dialogs: ${label}`,
-      async () => {
-        const owner = await signedIn(ADMIN.username, ADMIN.password, { theme, viewport });
-        const phone = viewport === VIEWPORTS.phone;
-        const person = await newPerson(owner, `Dee ${label}`);
-        const project = await createProject(owner, `Launch ${label}`, 'violet');
-        await share(owner, project.id, person.username, 'commenter');
-        const archived = await createProject(owner, `Old ${label}`, 'brown');
-        await apiFromPage(owner, 'PATCH', `/api/projects/${archived.id}`, { archived: true });
-        await apiFromPage(owner, 'POST', '/api/tasks', {
-          title: 'Draft the announcement',
-          projectId: project.id,
-        });
-        await owner.goto(`/projects/${project.id}`);
-        await card(owner, 'Draft the announcement').waitFor();
-
-        const audit = async (screen: string) => {
-          await expectAccessible(owner, `${screen} [${label}]`);
-          expect(await unnamedFormFields(owner), screen).toEqual([]);
-          if (phone) {
-            const overflow = await owner.evaluate(
-              () => document.documentElement.scrollWidth - window.innerWidth,
-            );
-            expect(overflow, `${screen} [${label}] scrolls sideways`).toBeLessThanOrEqual(0);
-            // Nor does a dialog's content: it fits the dialog.
-            const dialogOverflow = await owner.evaluate(() =>
-              Math.max(
-                0,
-                ...[...document.querySelectorAll('[role="dialog"]')].map(
-                  (d) => d.scrollWidth - d.clientWidth,
-                ),
-              ),
-            );
-            expect(dialogOverflow, `${screen} [${label}] dialog scrolls sideways`).toBe(0);
-          }
-          await screenshot(owner, `projects-${screen}-${label}`);
-        };
-
-        if (phone) {
-          expect(await sidebar(owner).count()).toBe(0);
-          await owner.getByRole('button', { name: PROJECT_COPY.openNavigation }).click();
-          await owner.getByRole('dialog', { name: PROJECT_COPY.navigation }).waitFor();
-        }
-        await sidebar(owner)
-          .getByRole('button', { name: new RegExp(PROJECT_COPY.archivedProjects) })
-          .click();
-        await projectLink(owner, `Old ${label}`).waitFor();
-        await audit('sidebar');
-        if (phone) {
-          // A link followed closes the drawer; the screen's heading takes focus.
-          await projectLink(owner, `Launch ${label}`).click();
-          await owner.getByRole('dialog', { name: PROJECT_COPY.navigation }).waitFor({ state: 'detached' });
-          await expect.poll(() => focused(owner)).toBe(`h1:Launch ${label}`);
-        }
-        await owner.getByRole('list', { name: PROJECT_COPY.members }).getByRole('img').nth(1).waitFor();
-        await audit('project');
-
-        const dialog = await openShare(owner);
-        await audit('share-dialog');
-        await dialog.getByRole('button', { name: 'Close' }).click();
-        await dialog.waitFor({ state: 'detached' });
-
-        if (phone) {
-          await owner.getByRole('button', { name: PROJECT_COPY.openNavigation }).click();
-        }
-        await sidebar(owner).getByRole('button', { name: PROJECT_COPY.newProject, exact: true }).click();
-        const create = owner.getByRole('dialog', { name: PROJECT_COPY.newProject });
-        await create.waitFor();
-        await create.getByRole('button', { name: PROJECT_COPY.createProject }).click();
-        await create.getByText('Name is required').waitFor();
-        await audit('new-project-dialog');
-        await owner.keyboard.press('Escape');
-        await create.waitFor({ state: 'detached' });
-        if (phone) {
-          // Back to the menu button that opened the drawer.
-          await expect.poll(() => focused(owner)).toBe(`button:${PROJECT_COPY.openNavigation}`);
-        }
-
-        // The commenter's view of the same project: no controls to change tasks.
-        const commenter = await signedIn(person.username, person.password, {
-          theme,
-          viewport,
-          path: `/projects/${project.id}`,
-        });
-        await card(commenter, 'Draft the announcement').waitFor();
-        await expectAccessible(commenter, `project-commenter [${label}]`);
-        await screenshot(commenter, `projects-project-commenter-${label}`);
-        await commenter.goto('/assigned');
-        await commenter.getByText(PROJECT_COPY.assignedEmpty).waitFor();
-        await expectAccessible(commenter, `assigned [${label}]`);
-        await screenshot(commenter, `projects-assigned-${label}`);
-        await framesDrawn(commenter);
-      },
-      budget(120_000),
-    );
-  }
 
   it('keeps the live stream on while moving between screens', async () => {
     const page = await signedIn();

@@ -125,6 +125,8 @@ describeBrowser("Integrations: a person's webhooks in the browser", () => {
         const context = await openContext(suite.browser, {
           baseURL: suite.server.url,
           viewport: { width: viewport.width, height: viewport.height },
+          // The audited screens are the settled ones either way; nothing waits out a fade.
+          reducedMotion: 'reduce',
         });
         await context.addInitScript(
           ([key, value]) => localStorage.setItem(key!, value!),

@@ -20,12 +20,22 @@ export const taskHref = (projectId: number | null, taskId: number, inbox: boolea
 const PROJECT_QUERY_PARAM = 'project';
 
 /**
+ * How long the card is looked for on its project's screen: the list loads there, and a busy server
+ * or a slow network may take a while.
+ */
+const NEW_SCREEN_WAIT_MS = 20_000;
+
+/**
  * Expands and focuses the card of task `id`: on this screen if it is here, else on its project's
- * (asked of the server: a link from an e-mail or a push names only the task).
+ * (asked of the server: a link from an e-mail or a push names only the task). The card is expanded
+ * once it is found, not before: a list shown meanwhile without it (the new screen's, loading or
+ * kept from an earlier visit) forgets the expansion of cards it does not hold.
  */
 async function openTaskCard(id: number, navigate: (to: string) => void): Promise<void> {
-  setExpanded(id, true);
-  if (await revealCard(id)) return;
+  if (await revealCard(id)) {
+    setExpanded(id, true);
+    return;
+  }
   let task: Task;
   try {
     task = (await (await apiRequest('GET', taskPath(id))).json()) as Task;
@@ -36,8 +46,7 @@ async function openTaskCard(id: number, navigate: (to: string) => void): Promise
   const projects = await queryClient.fetchQuery<Project[]>({ queryKey: projectsKey }).catch(() => []);
   const inbox = projects.find((project) => project.id === task.projectId)?.inbox ?? false;
   navigate(inbox ? SCREEN_PATHS.inbox : projectHref(task.projectId));
-  // The list loads on the new screen: look again a few times.
-  for (let attempt = 0; attempt < 4 && !(await revealCard(id)); attempt += 1);
+  if (await revealCard(id, NEW_SCREEN_WAIT_MS)) setExpanded(id, true);
 }
 
 /**

@@ -100,17 +100,22 @@ export function focusNeighbourCard(step: 1 | -1): void {
 /**
  * Scrolls the card of task `id` into view and focuses it (the palette's 'jump to task'). The card may
  * not be on the page yet (the virtualized list renders the cards near the screen; the list may be
- * loading): the list is asked to scroll to it, and it is looked for at each frame for up to two
- * seconds. Resolves whether it was found.
+ * loading): the list is asked to scroll to it, and it is looked for at each frame for up to
+ * `timeoutMs` (two seconds unless told). Resolves whether it was found.
  */
-export function revealCard(id: number): Promise<boolean> {
+export function revealCard(id: number, timeoutMs = 2000): Promise<boolean> {
   return new Promise((resolve) => {
-    withCard(id, 'center', (card) => {
-      if (!card) return resolve(false);
-      card.scrollIntoView({ block: 'center' });
-      card.focus({ preventScroll: true });
-      resolve(true);
-    });
+    withCard(
+      id,
+      'center',
+      (card) => {
+        if (!card) return resolve(false);
+        card.scrollIntoView({ block: 'center' });
+        card.focus({ preventScroll: true });
+        resolve(true);
+      },
+      timeoutMs,
+    );
   });
 }
 
