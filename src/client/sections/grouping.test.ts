@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Section } from '../../common/sections';
 import type { TaskSummary } from '../../common/tasks';
-import { groupBySection, listRows, needsSections, placeAt, placeTask } from './grouping';
+import { groupBySection, listRows, needsSections, placeTask } from './grouping';
 
 const section = (id: number, position: number): Section => ({
   id,
@@ -41,16 +41,6 @@ describe('grouping by section', () => {
     expect(listRows(tasks, [], new Set())).toBe(tasks);
     expect(shown(listRows(tasks, sections, new Set()))).toEqual([2, 5, 'section:20', 3, 'section:10', 1, 4]);
     expect(shown(listRows(tasks, sections, new Set([20])))).toEqual([2, 5, 'section:20', 'section:10', 1, 4]);
-  });
-
-  it('reads a drop from the rows above it: the nearest header, the nearest card', () => {
-    const rows = listRows(tasks, sections, new Set());
-    // Rows without card 2: [5, h20, 3, h10, 1, 4].
-    expect(placeAt(rows, 2, 0)).toEqual({ sectionId: null, afterId: null });
-    expect(placeAt(rows, 2, 2)).toEqual({ sectionId: 20, afterId: null });
-    expect(placeAt(rows, 2, 3)).toEqual({ sectionId: 20, afterId: 3 });
-    expect(placeAt(rows, 2, 6)).toEqual({ sectionId: 10, afterId: 4 });
-    expect(placeAt(rows, 2, 1)).toEqual({ sectionId: null, afterId: 5 });
   });
 
   it('puts a moved task after its new neighbour, or first in its new section', () => {

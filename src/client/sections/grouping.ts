@@ -85,15 +85,3 @@ export function listRows(
   }
   return rows;
 }
-
-/** Where a card dropped at `index` of `rows` (itself taken out) goes: the section above it, after the card above it. */
-export function placeAt(rows: readonly ListRow[], id: number, index: number) {
-  const others = rows.filter((row) => row.id !== id);
-  let afterId: number | null = null;
-  for (let i = index - 1; i >= 0; i--) {
-    const row = others[i]!;
-    if (isHeader(row)) return { sectionId: row.section.id, afterId };
-    if (typeof row.id === 'number') afterId ??= row.id;
-  }
-  return { sectionId: null, afterId };
-}

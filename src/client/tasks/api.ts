@@ -5,7 +5,6 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
-import { useCallback } from 'react';
 import { LIMITS } from '../../common/spec';
 import {
   ALL_PROJECTS,
@@ -16,7 +15,6 @@ import {
   type Task,
   type TaskSummary,
   taskCompletePath,
-  taskMovePath,
   taskPath,
   type UpdateTaskBody,
 } from '../../common/tasks';
@@ -188,42 +186,6 @@ export async function deleteTask(id: number): Promise<void> {
   await apiRequest('DELETE', taskPath(id));
 }
 
-export async function reorderTasks(taskIds: number[]): Promise<void> {
-  await apiRequest('POST', `${TASKS_PATH}/reorder`, { taskIds });
-}
-
-/**
- * When `after` is `before` with one task taken out and put back elsewhere (a drag, a keyboard move),
- * that task and the one it now follows (null: it is on top); otherwise undefined.
- */
-export function singleMove(
-  before: number[],
-  after: number[],
-): { id: number; afterId: number | null } | undefined {
-  if (before.length !== after.length) return undefined;
-  let first = 0;
-  while (first < before.length && before[first] === after[first]) first++;
-  if (first === before.length) return undefined;
-  let last = before.length - 1;
-  while (before[last] === after[last]) last--;
-  // Moved down: before[first] now sits at `last`; moved up: before[last] now sits at `first`.
-  const down =
-    after[last] === before[first] &&
-    before.slice(first + 1, last + 1).every((id, i) => id === after[first + i]);
-  const up =
-    after[first] === before[last] && before.slice(first, last).every((id, i) => id === after[first + 1 + i]);
-  if (!down && !up) return undefined;
-  const index = down ? last : first;
-  return { id: after[index]!, afterId: index === 0 ? null : after[index - 1]! };
-}
-
-/** One task moved (POST /api/tasks/{id}/move): only that task is sent and written. */
-async function saveOrder({ before, after }: { before: number[]; after: number[] }): Promise<void> {
-  const moved = singleMove(before, after);
-  if (moved) await apiRequest('POST', taskMovePath(moved.id), { afterId: moved.afterId });
-  else await reorderTasks(after);
-}
-
 /** A task as the cached active lists have it (any list, any project), if one does. */
 export function cachedTask(queryClient: QueryClient, id: number): TaskSummary | undefined {
   for (const [, tasks] of queryClient.getQueriesData<TaskSummary[]>({ queryKey: tasksKey })) {
@@ -302,36 +264,4 @@ export function useCreateTask(scope: TaskScope = INBOX_SCOPE) {
     mutationFn: (task: NewTask) => createTask(task, scope),
     onSuccess: () => void invalidateTask(queryClient),
   });
-}
-
-/**
- * Spec §4: reordering is optimistic. The active tasks take the new order in the cache at once (the
- * drag-and-drop library needs the new order within onDragEnd, or the card jumps back before it lands);
- * on a failure the old list comes back; either way the list is refetched. Rejects when the server refuses.
- * `scope` keeps its identity across renders (a constant, or memoized by the page).
- */
-export function useReorderTasks(scope: TaskScope = INBOX_SCOPE) {
-  const queryClient = useQueryClient();
-  const { mutateAsync } = useMutation({ mutationFn: saveOrder });
-  return useCallback(
-    async (ordered: TaskSummary[]) => {
-      const key = listKey(TASKS_PATH, scope);
-      // A refetch landing after the optimistic write would put the old order back.
-      void queryClient.cancelQueries({ queryKey: tasksKey });
-      const previous = queryClient.getQueryData<TaskSummary[]>(key);
-      queryClient.setQueryData<TaskSummary[]>(key, (tasks) =>
-        tasks ? [...ordered, ...tasks.filter((t) => !isActive(t))] : tasks,
-      );
-      try {
-        const before = (previous ?? []).filter(isActive).map((t) => t.id);
-        await mutateAsync({ before, after: ordered.map((t) => t.id) });
-      } catch (error) {
-        queryClient.setQueryData(key, previous);
-        throw error;
-      } finally {
-        void queryClient.invalidateQueries({ queryKey: tasksKey });
-      }
-    },
-    [queryClient, mutateAsync, scope],
-  );
 }
