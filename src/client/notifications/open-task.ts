@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { type MouseEvent, useEffect } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type { Project } from '../../common/projects';
 import { OPEN_TASK_MESSAGE, TASK_QUERY_PARAM } from '../../common/push-notification';
@@ -6,7 +6,7 @@ import { type Task, taskPath } from '../../common/tasks';
 import { projectHref, SCREEN_PATHS } from '../app/screens';
 import { apiRequest } from '../lib/api';
 import { queryClient } from '../lib/query-client';
-import { projectsKey } from '../projects/api';
+import { projectsKey, useProjects } from '../projects/api';
 import { revealCard } from '../tasks/card-focus';
 import { setExpanded } from '../tasks/list-state';
 import { toast } from '../ui/use-toast';
@@ -15,6 +15,28 @@ import { NOTIFICATION_COPY } from './copy';
 /** The address that shows a task: its project's screen (the Inbox at `/`) with `?task=`. */
 export const taskHref = (projectId: number | null, taskId: number, inbox: boolean) =>
   `${inbox || projectId === null ? SCREEN_PATHS.inbox : projectHref(projectId)}?${TASK_QUERY_PARAM}=${taskId}`;
+
+/**
+ * A link to a task: its address (taskHref) and a plain click that goes there in the app, where the
+ * card opens expanded (the calendar's chips, a dependency, issue 29).
+ */
+export function useTaskLink() {
+  const { data: projects } = useProjects();
+  const [, navigate] = useLocation();
+  return ({ projectId, taskId }: { projectId: number; taskId: number }) => {
+    const inbox = projects?.find((project) => project.id === projectId)?.inbox ?? false;
+    const href = taskHref(projectId, taskId, inbox);
+    return {
+      href,
+      onClick: (event: MouseEvent) => {
+        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
+          return;
+        event.preventDefault();
+        navigate(href);
+      },
+    };
+  };
+}
 
 /** `?project=N`: a notification about a project (shared with you). */
 const PROJECT_QUERY_PARAM = 'project';

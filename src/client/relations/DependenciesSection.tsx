@@ -1,12 +1,11 @@
 import { LinkIcon, XIcon } from 'lucide-react';
-import { type KeyboardEvent, type MouseEvent, useEffect, useId, useRef, useState } from 'react';
-import { useLocation } from 'wouter';
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { RELATION_KINDS, RELATION_LABELS, type Relation, type RelationKind } from '../../common/relations';
 import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
-import { taskHref } from '../notifications/open-task';
-import { type TaskPermissions, useProjects } from '../projects/api';
+import { useTaskLink } from '../notifications/open-task';
+import type { TaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '../ui/select';
@@ -34,25 +33,6 @@ const DEFAULT_KIND: RelationKind = 'blocked_by';
 const OPTIONS_SHOWN = 8;
 /** Typing pauses this long before the search is sent. */
 const SEARCH_DELAY_MS = 200;
-
-/** A task's card, expanded, on its list's screen (the `?task=` of the notifications). */
-function useTaskLink() {
-  const { data: projects } = useProjects();
-  const [, navigate] = useLocation();
-  return (relation: Relation) => {
-    const inbox = projects?.find((project) => project.id === relation.otherProjectId)?.inbox ?? false;
-    const href = taskHref(relation.otherProjectId, relation.otherTaskId, inbox);
-    return {
-      href,
-      onClick: (event: MouseEvent) => {
-        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
-          return;
-        event.preventDefault();
-        navigate(href);
-      },
-    };
-  };
-}
 
 /**
  * The expanded card's dependencies (issue 29): each relation with its kind and a link to the other
@@ -90,7 +70,7 @@ export function DependenciesSection({ task, can }: { task: TaskSummary; can: Tas
       ) : (
         <ul aria-labelledby={headingId} className="grid gap-1">
           {relations.map((relation) => {
-            const link = linkOf(relation);
+            const link = linkOf({ projectId: relation.otherProjectId, taskId: relation.otherTaskId });
             return (
               <li key={relation.id} className="flex min-h-8 items-center gap-2 text-sm">
                 <LinkIcon aria-hidden className="size-3.5 shrink-0 text-muted-foreground" />

@@ -1,15 +1,15 @@
 import { Draggable, Droppable } from '@hello-pangea/dnd';
 import { ChevronLeftIcon, ChevronRightIcon, ListIcon } from 'lucide-react';
-import { type KeyboardEvent, type MouseEvent, useEffect, useMemo, useRef, useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from 'react';
+import { Link } from 'wouter';
 import { addDays } from '../../common/due';
 import type { TaskSummary } from '../../common/tasks';
 import { projectHref } from '../app/screens';
 import { cn } from '../lib/cn';
 import { useDocumentTitle } from '../lib/document-title';
 import { useMediaQuery } from '../lib/media';
-import { taskHref } from '../notifications/open-task';
-import { useProjects, useTaskPermissions } from '../projects/api';
+import { useTaskLink } from '../notifications/open-task';
+import { useTaskPermissions } from '../projects/api';
 import { type TaskScope, useDueTasks } from '../tasks/api';
 import { LoadError } from '../tasks/EmptyState';
 import { ParentLink } from '../tasks/SubtaskMeta';
@@ -38,25 +38,6 @@ const GRID_WIDTH = '(min-width: 48rem)';
 /** Tasks a day's cell shows; the rest are counted ('+2 more', which opens the day). */
 const CELL_TASKS = 3;
 
-/** A task's link: its card, expanded, on its list's screen (the `?task=` of the notifications). */
-function useTaskLink() {
-  const { data: projects } = useProjects();
-  const [, navigate] = useLocation();
-  return (task: TaskSummary) => {
-    const inbox = projects?.find((project) => project.id === task.projectId)?.inbox ?? false;
-    const href = taskHref(task.projectId, task.id, inbox);
-    return {
-      href,
-      onClick: (event: MouseEvent) => {
-        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
-          return;
-        event.preventDefault();
-        navigate(href);
-      },
-    };
-  };
-}
-
 const chipClasses =
   'block min-h-6 truncate rounded-md bg-accent/70 px-1.5 py-1 text-xs leading-4 text-accent-foreground outline-none hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring';
 
@@ -65,7 +46,7 @@ const chipClasses =
  * change the task (issue 28: a viewer's or commenter's chip is only a link).
  */
 function TaskChip({ task, index }: { task: TaskSummary; index: number }) {
-  const link = useTaskLink()(task);
+  const link = useTaskLink()({ projectId: task.projectId, taskId: task.id });
   const movable = useTaskPermissions(task.projectId).change;
   return (
     <Draggable draggableId={String(task.id)} index={index} isDragDisabled={!movable}>
@@ -252,7 +233,7 @@ function DayTaskLinks({ tasks, onFollow }: { tasks: TaskSummary[]; onFollow?: ()
   return (
     <ul className="grid gap-1.5">
       {tasks.map((task) => {
-        const link = linkOf(task);
+        const link = linkOf({ projectId: task.projectId, taskId: task.id });
         return (
           <li key={task.id}>
             <a
