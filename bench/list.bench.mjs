@@ -6,12 +6,15 @@
 // changed just before (a rename: the server reads it afresh), cold right after an import (the first
 // read of a list an import changed), and warm and cold while another person creates tasks at 100 a
 // second on the same server. JS heap and DOM size once settled, scroll frame times, and at the
-// largest size a keyboard reorder (Space, ArrowDown, Space) until the move is saved. The load
-// average is printed with each size: the figures move with it.
+// largest size a keyboard reorder (Space, ArrowDown, Space) until the move is saved. Then issue
+// 29's tree: an Inbox of 5,000 tasks of which 2,000 are sub-tasks up to 4 levels deep (the shape of
+// bench/subtasks.bench.mjs, which times its API), warm, cold, and cold with the list changed. The
+// load average is printed with each case: the figures move with it.
 //
 //   npm run build && node bench/list.bench.mjs
 //
-// BENCH_DIST: the build to run (default dist). BENCH_SIZES: e.g. 1000,3000,10000. BENCH_REPEATS:
+// BENCH_DIST: the build to run (default dist). BENCH_CASES: sizes,subtasks (default both; e.g.
+// BENCH_CASES=subtasks for the tree alone). BENCH_SIZES: e.g. 1000,3000,10000. BENCH_REPEATS:
 // runs per size (default 3; min and median are printed). CHROMIUM_PATH: the browser
 // (default /usr/lib/chromium/chromium). The server logs at its default level (LOG_LEVEL=info).
 // BENCH_BURN=N: N processes spinning a core each while measuring; they stop by themselves.
@@ -30,7 +33,11 @@ import {
   printLoads,
 } from './lib/browser.mjs';
 import { burnCpus, createPerson, createTasksInBackground } from './lib/load.mjs';
+import { CHAINS, TREE, treeParents } from './lib/tree.mjs';
 
+const CASES = (process.env.BENCH_CASES ?? 'sizes,subtasks').split(',');
+const unknownCase = CASES.find((name) => !['sizes', 'subtasks'].includes(name));
+if (unknownCase) throw new Error(`BENCH_CASES: no case "${unknownCase}" (sizes, subtasks)`);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,3000,10000').split(',').map(Number);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
 const BURN = Number(process.env.BENCH_BURN ?? 0);
@@ -118,38 +125,66 @@ const bounded = (promise) =>
   ]);
 
 const sortedFrames = (frames) => [...frames].sort((a, b) => a - b);
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--no-sandbox',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--enable-precise-memory-info',
-  ],
-});
-print(
-  `# list in Chromium ${browser.version()}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, ${REPEATS} runs a size`,
-);
-try {
-  for (const size of SIZES) {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-list-bench-'));
-    const app = await startApp({ DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
-    try {
-      const setup = await browser.newContext({ baseURL: app.url });
-      await setup.request.post('/api/auth/login', { data: ADMIN });
-      await importTasks(setup.request, app.url, size);
 
+/** A server of its own (an empty data directory) for `run(app)`; stopped and removed after. */
+async function withApp(run) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-list-bench-'));
+  const app = await startApp({ DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' });
+  try {
+    await run(app);
+  } finally {
+    await app.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The bench's administrator signed in, the Inbox seeded by `seed(request)`: the Inbox's list after. */
+async function seedInbox(url, seed) {
+  const setup = await browser.newContext({ baseURL: url });
+  try {
+    await setup.request.post('/api/auth/login', { data: ADMIN });
+    await seed(setup.request);
+    return JSON.parse(await (await setup.request.get('/api/tasks?view=summary')).text());
+  } finally {
+    await setup.close();
+  }
+}
+
+/** A `beforeVisit` that renames task `id` with the visit's session: the list changed since the server read it. */
+const renameTask = (url, id) => async (api, login) => {
+  const renamed = await api.request.patch(`/api/tasks/${id}`, {
+    headers: { origin: url, 'user-session': login.sessionId },
+    data: { title: `Renamed at ${Date.now()}` },
+  });
+  if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
+};
+
+/** JS heap, DOM size, scroll frames (and the reorder, when measured) of the warm runs, once settled. */
+function printSettled(runs) {
+  const frames = runs.flatMap((r) => r.scroll.frames.slice(1));
+  const sorted = sortedFrames(frames);
+  print(
+    `JS heap               ${fmt(
+      runs.map((r) => r.heapMb),
+      1,
+    )} MB (target < ${TARGETS.heapMb})`,
+  );
+  print(`DOM elements          ${fmt(runs.map((r) => r.elements))} (${runs[0].cards} cards on the page)`);
+  print(
+    `scroll frames         median ${median(frames).toFixed(1)} ms, p95 ${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)} ms, long tasks while scrolling: longest ${fmt(runs.map((r) => Math.max(0, ...r.scroll.longTasks)))} ms (target < ${TARGETS.longTaskMs})`,
+  );
+  if (runs[0].reorderMs !== undefined)
+    print(`keyboard reorder      ${fmt(runs.map((r) => r.reorderMs))} ms from the drop to saved`);
+}
+
+/** The Inbox at each of SIZES: the cases of issue 28. */
+async function benchSizes() {
+  for (const size of SIZES) {
+    await withApp(async (app) => {
+      const [first] = await seedInbox(app.url, (api) => importTasks(api, app.url, size));
       const largest = size === Math.max(...SIZES);
-      const changeTask = JSON.parse(await (await setup.request.get('/api/tasks?view=summary')).text())[0].id;
-      await setup.close();
       const other = await createPerson(app.url, 'Other');
-      const rename = async (api, login) => {
-        const renamed = await api.request.patch(`/api/tasks/${changeTask}`, {
-          headers: { origin: app.url, 'user-session': login.sessionId },
-          data: { title: `Renamed at ${Date.now()}` },
-        });
-        if (!renamed.ok()) throw new Error(`rename failed: ${await renamed.text()}`);
-      };
+      const rename = renameTask(app.url, first.id);
       const importOne = async (api, login) =>
         importTasks(api.request, app.url, 1, {
           word: 'Imported',
@@ -193,8 +228,6 @@ try {
       } finally {
         burner?.stop();
       }
-      const frames = runs.flatMap((r) => r.scroll.frames.slice(1));
-      const sorted = sortedFrames(frames);
       print(`\n## ${size.toLocaleString('en-US')} tasks (load average ${loadAverage()})`);
       for (const [label, set] of [
         ['warm (the scripts cached)', runs],
@@ -217,23 +250,69 @@ try {
           );
         }
       }
-      print(
-        `JS heap               ${fmt(
-          runs.map((r) => r.heapMb),
-          1,
-        )} MB (target < ${TARGETS.heapMb})`,
-      );
-      print(`DOM elements          ${fmt(runs.map((r) => r.elements))} (${runs[0].cards} cards on the page)`);
-      print(
-        `scroll frames         median ${median(frames).toFixed(1)} ms, p95 ${sorted[Math.floor(sorted.length * 0.95)].toFixed(1)} ms, long tasks while scrolling: longest ${fmt(runs.map((r) => Math.max(0, ...r.scroll.longTasks)))} ms (target < ${TARGETS.longTaskMs})`,
-      );
-      if (runs[0].reorderMs !== undefined)
-        print(`keyboard reorder      ${fmt(runs.map((r) => r.reorderMs))} ms from the drop to saved`);
-    } finally {
-      await app.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+      printSettled(runs);
+    });
   }
+}
+
+/**
+ * Issue 29: the Inbox of 5,000 tasks of which 2,000 are sub-tasks up to 4 levels deep (lib/tree.mjs,
+ * the tree of bench/subtasks.bench.mjs, at the top of the list), imported as one Tasklane JSON file
+ * (`id` and `parentId`). Warm, cold, and cold with the list changed just before.
+ */
+async function benchSubtasks() {
+  await withApp(async (app) => {
+    const parents = treeParents();
+    const list = await seedInbox(app.url, (api) => importTasks(api, app.url, parents.length, { parents }));
+    const nested = list.filter((task) => task.parentId !== null).length;
+    const bigParent = list.find((task) => task.subtasks.total === TREE.big);
+    if (list.length !== TREE.total || nested !== TREE.subtasks || !bigParent) {
+      throw new Error(
+        `expected ${TREE.total} tasks of which ${TREE.subtasks} sub-tasks and a parent of ${TREE.big}, got ${list.length}, ${nested} and ${bigParent ? 'it' : 'none'}`,
+      );
+    }
+    const rename = renameTask(app.url, list.findLast((task) => task.parentId === null).id);
+    const size = TREE.total;
+    print(
+      `\n## ${size.toLocaleString('en-US')} tasks, ${TREE.subtasks.toLocaleString('en-US')} of them sub-tasks up to ${TREE.depth} levels deep (${CHAINS} chains of ${TREE.depth}, a parent of ${TREE.big}), in the Inbox (load average ${loadAverage()} at the start)`,
+    );
+    const runs = [];
+    const coldRuns = [];
+    const changedRuns = [];
+    for (let i = 0; i < REPEATS; i++) {
+      runs.push(await bounded(measureOnce(browser, app.url, size, { cold: false })));
+      coldRuns.push(await bounded(measureOnce(browser, app.url, size, { cold: true })));
+      changedRuns.push(
+        await bounded(measureOnce(browser, app.url, size, { cold: true, beforeVisit: rename })),
+      );
+    }
+    for (const [label, set] of [
+      ['warm (the scripts cached)', runs],
+      ['cold (an empty browser cache)', coldRuns],
+      ['cold, the list changed since (renamed: the server reads it afresh)', changedRuns],
+    ]) {
+      printLoads(print, label, set, { target: TARGETS.usableMs, what: 'usable list' });
+    }
+    printSettled(runs);
+    print(`(load average ${loadAverage()} at the end)`);
+  });
+}
+
+const browser = await chromium.launch({
+  executablePath: CHROMIUM,
+  args: [
+    '--no-sandbox',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--enable-precise-memory-info',
+  ],
+});
+print(
+  `# list in Chromium ${browser.version()}, ${os.cpus().length} × ${os.cpus()[0]?.model.trim()}, Node ${process.version}, ${REPEATS} runs a size`,
+);
+try {
+  if (CASES.includes('sizes')) await benchSizes();
+  if (CASES.includes('subtasks')) await benchSubtasks();
 } finally {
   await browser.close();
 }

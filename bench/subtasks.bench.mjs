@@ -16,14 +16,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { importCsv, median, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
+import { CHAINS, TREE } from './lib/tree.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 15);
-const TOTAL = 5000;
-const SUBTASKS = 2000;
-const BIG = 200;
-const DEPTH = 4;
-const CHAINS = (SUBTASKS - BIG) / DEPTH;
+const { total: TOTAL, subtasks: SUBTASKS, big: BIG, depth: DEPTH } = TREE;
 const TARGETS = { listMs: 1000, completeMs: 200 };
 
 /** Top-level tasks in Tasklane's CSV. */

@@ -46,9 +46,14 @@ export async function openBenchPage(browser, url, { cold, beforeVisit }) {
   return { context, page };
 }
 
-/** A Tasklane JSON export of `count` tasks titled `${word} N: …`, imported in one request. */
-export function exportFile(count, word = 'Task') {
+/**
+ * A Tasklane JSON export of `count` tasks titled `${word} N: …`, imported in one request. With
+ * `parents` (each task's parent as an index into the file, or null: lib/tree.mjs), the tasks carry
+ * `id` and `parentId`, which the import turns into sub-tasks.
+ */
+export function exportFile(count, word = 'Task', parents) {
   const tasks = Array.from({ length: count }, (_, i) => ({
+    ...(parents && { id: i + 1, parentId: parents[i] === null ? null : parents[i] + 1 }),
     title: `${word} ${i + 1}: ${['write', 'review', 'plan', 'call', 'fix'][i % 5]} the ${['report', 'draft', 'budget', 'invoice'][i % 4]}`,
     description:
       i % 3 === 0 ? `Details for ${word.toLowerCase()} ${i + 1}, long enough to wrap on a phone.` : null,
@@ -61,14 +66,14 @@ export function exportFile(count, word = 'Task') {
 }
 
 /** POST /api/import of `count` tasks into the Inbox through a Playwright request context (its session). */
-export async function importTasks(api, url, count, { word, headers } = {}) {
+export async function importTasks(api, url, count, { word, headers, parents } = {}) {
   const imported = await api.post('/api/import', {
     headers: { origin: url, ...headers },
     multipart: {
       file: {
         name: 'tasks.json',
         mimeType: 'application/json',
-        buffer: Buffer.from(exportFile(count, word)),
+        buffer: Buffer.from(exportFile(count, word, parents)),
       },
     },
   });

@@ -593,6 +593,12 @@ describe.each(testDialects)('projects, members and roles on %s', (dialect) => {
         call: (caller, project) => caller.request('DELETE', `/api/projects/${project.id}`),
         expected: ownerOnly(204),
       },
+      {
+        // Issue 29: anyone who sees the project may keep its structure as their own template.
+        name: 'POST /api/projects/:id/template',
+        call: (caller, project) => caller.request('POST', `/api/projects/${project.id}/template`, {}),
+        expected: { owner: 201, admin: 201, editor: 201, commenter: 201, viewer: 201, 'non-member': 404 },
+      },
     ];
 
     it('covers every registered route inside a project, so none can skip the access module', () => {
