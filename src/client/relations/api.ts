@@ -30,7 +30,9 @@ export function useRelations(taskId: number, blockedBy: number) {
     seen.current = blockedBy;
     void queryClient.invalidateQueries({ queryKey: relationsKey(taskId) });
   }, [queryClient, taskId, blockedBy]);
-  return useQuery<Relation[]>({ queryKey: relationsKey(taskId) });
+  // Read again each time the section opens: the other tasks change (done, renamed) without this
+  // one's list telling (only a blocker's completion moves blockedBy).
+  return useQuery<Relation[]>({ queryKey: relationsKey(taskId), refetchOnMount: 'always' });
 }
 
 /** Both tasks' relations, and every list (the blocked task's `blockedBy`, its 'Blocked' badge). */

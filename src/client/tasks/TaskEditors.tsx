@@ -111,7 +111,7 @@ function InlineEditable({
       onClick={start}
       onDoubleClick={start}
       className={cn(
-        '-mx-1 block w-[calc(100%+0.5rem)] cursor-text rounded-md px-1 text-left break-words outline-none transition-colors hover:bg-accent/60 focus-visible:ring-2 focus-visible:ring-ring',
+        '-mx-1 block min-h-6 w-[calc(100%+0.5rem)] cursor-text rounded-md px-1 text-left break-words outline-none transition-colors hover:bg-accent/60 focus-visible:ring-2 focus-visible:ring-ring',
         className,
         displayClassName,
       )}

@@ -8,8 +8,12 @@ const PORTAL_SELECTOR =
 /** The toasts' list (ui/toast.tsx), in a portal too. */
 const TOASTS_SELECTOR = '[data-toast-viewport]';
 
+/**
+ * Whether one is open: a control's own list kept in the page while closed (the Dependencies
+ * combobox's listbox, issue 29) is hidden, and does not count.
+ */
 function portalOpen(): boolean {
-  return document.querySelector(PORTAL_SELECTOR) !== null;
+  return [...document.querySelectorAll(PORTAL_SELECTOR)].some((element) => !element.closest('[hidden]'));
 }
 
 /**
