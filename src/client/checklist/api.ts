@@ -47,7 +47,12 @@ function useChecklistMutation<V>(
   call: (variables: V) => Promise<unknown>,
 ) {
   const queryClient = useQueryClient();
+  const mutationKey = checklistKey(taskId);
   return useMutation<unknown, Error, V, { previous: Snapshot }>({
+    mutationKey,
+    // One task's changes reach the server one at a time, in the order they were made: two quick
+    // moves sent side by side could land in the other order and leave the first one's order.
+    scope: { id: `checklist:${taskId}` },
     mutationFn: call,
     onMutate: async (variables) => {
       // A refetch landing after the optimistic write would put the old state back.
@@ -59,11 +64,14 @@ function useChecklistMutation<V>(
     onError: (_error, _variables, context) => {
       if (context?.previous) writeItems(queryClient, taskId, context.previous);
     },
+    // Refetched once the last of them is done: a refetch between two would show the older order.
     onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: checklistKey(taskId) }),
-        invalidateTask(queryClient, taskId),
-      ]),
+      queryClient.isMutating({ mutationKey }) > 1
+        ? undefined
+        : Promise.all([
+            queryClient.invalidateQueries({ queryKey: checklistKey(taskId) }),
+            invalidateTask(queryClient, taskId),
+          ]),
   });
 }
 
