@@ -1130,6 +1130,67 @@ function structure(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 30: two-way CalDAV sync (decision 052). `caldav_objects`: what a CalDAV client sent for a
+ * task (its UID, the resource name it chose, its whole iCalendar text so content Tasklane cannot
+ * show survives, and a parent UID held until that parent arrives); a task made in the app has no
+ * row until a client writes it. `caldav_collections` and `caldav_entries`: each person's view of
+ * each project's collection, refreshed when its fingerprint changes: every resource's ETag and the
+ * sequence number of its last change (deleted ones kept as tombstones), which sync tokens count.
+ */
+function caldav(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .createTable('caldav_objects')
+        .addColumn('task_id', 'integer', (col) => col.primaryKey().references('tasks.id').onDelete('cascade'))
+        .addColumn('uid', 'text', (col) => col.notNull())
+        .addColumn('href', 'text', (col) => col.notNull())
+        .addColumn('ical', 'text')
+        .addColumn('parent_uid', 'text')
+        .execute();
+      await db.schema.createIndex('caldav_objects_uid_idx').on('caldav_objects').column('uid').execute();
+      await db.schema.createIndex('caldav_objects_href_idx').on('caldav_objects').column('href').execute();
+      await db.schema
+        .createIndex('caldav_objects_parent_uid_idx')
+        .on('caldav_objects')
+        .column('parent_uid')
+        .execute();
+      await db.schema
+        .createTable('caldav_collections')
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('project_id', 'integer', (col) =>
+          col.notNull().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('seq', 'bigint', (col) => col.notNull())
+        /** Below this, a sync token is too old (its tombstones were pruned): 403 valid-sync-token. */
+        .addColumn('min_seq', 'bigint', (col) => col.notNull())
+        .addColumn('fingerprint', 'text', (col) => col.notNull())
+        .addColumn('refreshed_at', c.timestamp, (col) => col.notNull())
+        .addPrimaryKeyConstraint('caldav_collections_pkey', ['user_id', 'project_id'])
+        .execute();
+      await db.schema
+        .createTable('caldav_entries')
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('project_id', 'integer', (col) =>
+          col.notNull().references('projects.id').onDelete('cascade'),
+        )
+        .addColumn('href', 'text', (col) => col.notNull())
+        .addColumn('etag', 'text', (col) => col.notNull())
+        .addColumn('seq', 'bigint', (col) => col.notNull())
+        .addColumn('deleted', c.bool, (col) => col.notNull().defaultTo(c.falseValue))
+        .addPrimaryKeyConstraint('caldav_entries_pkey', ['user_id', 'project_id', 'href'])
+        .execute();
+      await db.schema
+        .createIndex('caldav_entries_seq_idx')
+        .on('caldav_entries')
+        .columns(['user_id', 'project_id', 'seq'])
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -1158,6 +1219,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0022_token_limits': tokenLimits(dialect),
         '0023_time_zone_chosen': timeZoneChosen(dialect),
         '0024_structure': structure(dialect),
+        '0025_caldav': caldav(dialect),
       };
     },
   };

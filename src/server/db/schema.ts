@@ -543,6 +543,40 @@ export interface WebhookDeliveriesTable {
   at: Timestamp;
 }
 
+/**
+ * What a CalDAV client sent for a task (migration 0025, decision 052): its UID and resource name,
+ * its iCalendar text (kept so content Tasklane cannot show survives), and the UID of a parent that
+ * has not arrived yet. No row: a task made in the app, named by its id.
+ */
+export interface CaldavObjectsTable {
+  task_id: number;
+  uid: string;
+  href: string;
+  ical: string | null;
+  parent_uid: string | null;
+}
+
+/** A person's view of a project as a CalDAV collection: the sequence sync tokens count. */
+export interface CaldavCollectionsTable {
+  user_id: number;
+  project_id: number;
+  seq: number | string;
+  min_seq: number | string;
+  /** What the collection's content depends on, cheap to read: when it differs, the entries are refreshed. */
+  fingerprint: string;
+  refreshed_at: Timestamp;
+}
+
+/** One resource of a person's collection: its ETag and the sequence of its last change (or deletion). */
+export interface CaldavEntriesTable {
+  user_id: number;
+  project_id: number;
+  href: string;
+  etag: string;
+  seq: number | string;
+  deleted: DefaultedBool;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -585,6 +619,9 @@ export interface Database {
   saved_filters: SavedFiltersTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  caldav_objects: CaldavObjectsTable;
+  caldav_collections: CaldavCollectionsTable;
+  caldav_entries: CaldavEntriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
