@@ -85,7 +85,7 @@ export const CALDAV_COPY = {
   password: 'Password (the token)',
   defaultName: 'CalDAV app',
   created: (name: string) =>
-    `Set up your app with these. The password is the token '${name}': copy it now, it is not shown again.`,
+    `Set up your app with these. The password is your new token '${name}': copy it now, it is not shown again.`,
   /** RFC 6764: most apps need only the origin. */
   discovery: (origin: string) =>
     `Most apps need only ${origin}: they find the rest through ${CALDAV_WELL_KNOWN}.`,
