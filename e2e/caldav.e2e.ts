@@ -85,9 +85,10 @@ describeBrowser('CalDAV: an app password from the Security dialog', () => {
       .waitFor();
     await screenshot(page, 'caldav-app-password');
 
-    // Shown once: Done puts it away, and the form starts over without the choice.
-    await tokens.getByRole('button', { name: 'Done' }).click();
+    // Shown once: Done puts it away, focus goes back to the form, which starts over without the choice.
+    await tokens.getByRole('button', { name: 'Done' }).press('Enter');
     await address.waitFor({ state: 'detached' });
+    await expect.poll(() => name.evaluate((field) => field === document.activeElement)).toBe(true);
     expect(await choice.isChecked()).toBe(false);
     expect(await name.inputValue()).toBe('');
   });

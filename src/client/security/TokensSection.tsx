@@ -121,6 +121,7 @@ export function TokensSection() {
     reset,
     getValues,
     setValue,
+    setFocus,
     formState: { errors, isSubmitting },
   } = useForm<TokenForm>({ resolver: zodResolver(tokenFormSchema), defaultValues: EMPTY });
 
@@ -137,6 +138,12 @@ export function TokensSection() {
       }
     },
   });
+
+  // 'Done' takes the shown token away: focus goes back to the form rather than to the page.
+  const done = () => {
+    setCreated(null);
+    setFocus('name');
+  };
 
   const onSubmit = handleSubmit(async ({ caldav, name, expires, readOnly, projectIds }) => {
     failure.clear();
@@ -161,13 +168,13 @@ export function TokensSection() {
         <code className="text-xs">Authorization: Bearer</code>, and a task app on your phone or desktop sync
         your tasks over CalDAV. It cannot change your password or security settings.
       </p>
-      {created?.caldav && <CalDavSetup created={created.token} onDone={() => setCreated(null)} />}
+      {created?.caldav && <CalDavSetup created={created.token} onDone={done} />}
       {created && !created.caldav && (
         <ShownOnce
           label={`API token ${created.token.name}`}
           message={`Your new token '${created.token.name}'. Copy it now: it is not shown again.`}
           value={created.token.token}
-          onDone={() => setCreated(null)}
+          onDone={done}
         />
       )}
       <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem] sm:items-end">
