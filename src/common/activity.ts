@@ -50,7 +50,8 @@ export const activityEntrySchema = z.object({
    * labels_changed {added, removed} (label names); completed {} or, for an occurrence of a recurring
    * task (issue 22), {next: 'YYYY-MM-DD', text: 'completed (next: Mon 7 Dec)'}; subtask_added
    * {taskId, title} (on the parent, issue 29); moved_under {parentId, parentTitle}; made_top_level
-   * {fromParentId?, fromParentTitle?}; the others {}.
+   * {fromParentId?, fromParentTitle?}; the others {}. Any kind may add `via: 'caldav'`: the change
+   * came from a CalDAV app (issue 30), which the sentence says: CALDAV_VIA_TEXT.
    */
   data: z.record(z.string(), z.unknown()),
   at: z.string(),

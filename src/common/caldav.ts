@@ -84,4 +84,9 @@ export const CALDAV_COPY = {
   username: 'Username',
   password: 'Password (the token)',
   defaultName: 'CalDAV app',
+  created: (name: string) =>
+    `Set up your app with these. The password is your new token '${name}': copy it now, it is not shown again.`,
+  /** RFC 6764: most apps need only the origin. */
+  discovery: (origin: string) =>
+    `Most apps need only ${origin}: they find the rest through ${CALDAV_WELL_KNOWN}.`,
 } as const;

@@ -54,6 +54,20 @@ describe('activity sentences', () => {
     expect(activitySentence(entry('made_top_level', { fromParentId: 4 }))).toBe('Ana made top-level');
   });
 
+  it('says when a change came over CalDAV (issue 30)', () => {
+    expect(activitySentence(entry('description_changed', { via: 'caldav' }))).toBe(
+      'Ana changed the description (via CalDAV)',
+    );
+    expect(activitySentence(entry('due_changed', { from: '2026-12-01', to: null, via: 'caldav' }))).toBe(
+      'Ana removed the due date (via CalDAV)',
+    );
+    expect(activitySentence(entry('completed', { next: '2026-12-07', via: 'caldav' }))).toBe(
+      'Ana completed (next: Mon 7 Dec) (via CalDAV)',
+    );
+    // Only CalDAV is named; any other value is no source the app knows.
+    expect(activitySentence(entry('created', { via: 'elsewhere' }))).toBe('Ana created this');
+  });
+
   it('lists names as a sentence does', () => {
     expect(nameList(['Ana'])).toBe('Ana');
     expect(nameList(['Ana', 'Ben', 'Cy'])).toBe('Ana, Ben and Cy');

@@ -1,4 +1,5 @@
 import { type ActivityEntry, SUBTASK_ACTIVITY_TEXT } from '../../common/activity';
+import { CALDAV_VIA_TEXT } from '../../common/caldav';
 import { completedNextText } from '../../common/recurrence';
 import { PRIORITY_TEXT } from '../labels/copy';
 import { formatDueDate } from '../tasks/dates';
@@ -39,8 +40,16 @@ const CHECKLIST_VERBS: Record<string, string> = {
   reordered: 'reordered the checklist',
 };
 
-/** One entry of a task's Activity as a short sentence: 'Ana renamed this from "x" to "y"'. */
-export function activitySentence({ actorName: who, kind, data }: ActivityEntry): string {
+/**
+ * One entry of a task's Activity as a short sentence: 'Ana renamed this from "x" to "y"', and where
+ * the change came from when not the app (issue 30): 'Ana changed the due date (via CalDAV)'.
+ */
+export function activitySentence(entry: ActivityEntry): string {
+  const sentence = whatHappened(entry);
+  return entry.data.via === 'caldav' ? `${sentence} ${CALDAV_VIA_TEXT}` : sentence;
+}
+
+function whatHappened({ actorName: who, kind, data }: ActivityEntry): string {
   switch (kind) {
     case 'created':
       return `${who} created this`;

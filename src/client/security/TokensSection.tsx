@@ -3,6 +3,7 @@ import { KeyRoundIcon, Trash2Icon } from 'lucide-react';
 import { useId, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { z } from 'zod';
+import { CALDAV_COPY, DAV_ROOT } from '../../common/caldav';
 import {
   type ApiToken,
   type CreatedToken,
@@ -12,6 +13,7 @@ import {
 } from '../../common/tokens';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
+import { useSession } from '../lib/session';
 import { useProjects } from '../projects/api';
 import { Button } from '../ui/button';
 import { ConfirmButton } from '../ui/confirm-button';
@@ -31,6 +33,8 @@ const EXPIRY_CHOICES = [
 ] as const;
 
 const tokenFormSchema = z.object({
+  /** An app password for a CalDAV app (issue 30): shown with the server address and the username. */
+  caldav: z.boolean(),
   name: createTokenBodySchema.shape.name,
   expires: z.enum(EXPIRY_CHOICES.map((choice) => choice.value)),
   readOnly: z.boolean(),
@@ -38,7 +42,29 @@ const tokenFormSchema = z.object({
   projectIds: z.array(z.string()),
 });
 type TokenForm = z.infer<typeof tokenFormSchema>;
-const EMPTY: TokenForm = { name: '', expires: '90', readOnly: false, projectIds: [] };
+const EMPTY: TokenForm = { caldav: false, name: '', expires: '90', readOnly: false, projectIds: [] };
+
+/** A token just made, shown once: with what a CalDAV app is set up with when it was made for one. */
+type Created = { token: CreatedToken; caldav: boolean };
+
+/** What a CalDAV app is set up with: this server's address, the username, and the token as the password. */
+function CalDavSetup({ created, onDone }: { created: CreatedToken; onDone: () => void }) {
+  const username = useSession()?.user.username ?? '';
+  const origin = window.location.origin;
+  return (
+    <ShownOnce
+      message={CALDAV_COPY.created(created.name)}
+      fields={[
+        { label: CALDAV_COPY.server, value: `${origin}${DAV_ROOT}` },
+        { label: CALDAV_COPY.username, value: username },
+        { label: CALDAV_COPY.password, value: created.token },
+      ]}
+      onDone={onDone}
+    >
+      <p className="text-sm text-muted-foreground">{CALDAV_COPY.discovery(origin)}</p>
+    </ShownOnce>
+  );
+}
 
 function TokenRow({ token, projectNames }: { token: ApiToken; projectNames: ReadonlyMap<number, string> }) {
   const revoke = useSecurityAction(revokeApiToken, apiTokensKey);
@@ -87,16 +113,39 @@ export function TokensSection() {
   const projectNames = new Map((projects.data ?? []).map((project) => [project.id, project.name]));
   const projectsHintId = useId();
   const create = useSecurityAction(createApiToken, apiTokensKey);
-  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [created, setCreated] = useState<Created | null>(null);
   const failure = useSubmitError();
   const {
     register,
     handleSubmit,
     reset,
+    getValues,
+    setValue,
+    setFocus,
     formState: { errors, isSubmitting },
   } = useForm<TokenForm>({ resolver: zodResolver(tokenFormSchema), defaultValues: EMPTY });
 
-  const onSubmit = handleSubmit(async ({ name, expires, readOnly, projectIds }) => {
+  // The CalDAV choice names the token for the person (unless they named it) and makes it read and write,
+  // which two-way sync needs; both stay theirs to change.
+  const caldavChoice = register('caldav', {
+    onChange: (event: { target: { checked: boolean } }) => {
+      const name = getValues('name').trim();
+      if (event.target.checked) {
+        if (name === '') setValue('name', CALDAV_COPY.defaultName);
+        setValue('readOnly', false);
+      } else if (name === CALDAV_COPY.defaultName) {
+        setValue('name', '');
+      }
+    },
+  });
+
+  // 'Done' takes the shown token away: focus goes back to the form rather than to the page.
+  const done = () => {
+    setCreated(null);
+    setFocus('name');
+  };
+
+  const onSubmit = handleSubmit(async ({ caldav, name, expires, readOnly, projectIds }) => {
     failure.clear();
     try {
       const token = await create.mutateAsync({
@@ -105,7 +154,7 @@ export function TokensSection() {
         scopes: readOnly ? ['read'] : ['read', 'write'],
         projectIds: projectIds.length > 0 ? projectIds.map(Number) : null,
       });
-      setCreated(token);
+      setCreated({ token, caldav });
       reset(EMPTY);
     } catch (error) {
       failure.report(errorMessage(error, 'Could not create the token.'));
@@ -116,19 +165,27 @@ export function TokensSection() {
     <Section title="API tokens" count={tokens.data?.length}>
       <p className="text-sm text-muted-foreground">
         A token lets a script or an AI assistant use Tasklane as you, with{' '}
-        <code className="text-xs">Authorization: Bearer</code>. It cannot change your password or security
-        settings.
+        <code className="text-xs">Authorization: Bearer</code>, and a task app on your phone or desktop sync
+        your tasks over CalDAV. It cannot change your password or security settings.
       </p>
-      {created && (
+      {created?.caldav && <CalDavSetup created={created.token} onDone={done} />}
+      {created && !created.caldav && (
         <ShownOnce
-          label={`API token ${created.name}`}
-          message={`Your new token '${created.name}'. Copy it now: it is not shown again.`}
-          value={created.token}
-          onDone={() => setCreated(null)}
+          label={`API token ${created.token.name}`}
+          message={`Your new token '${created.token.name}'. Copy it now: it is not shown again.`}
+          value={created.token.token}
+          onDone={done}
         />
       )}
       <form onSubmit={onSubmit} noValidate className="grid gap-3 sm:grid-cols-[1fr_10rem] sm:items-end">
         <FormAlert className="sm:col-span-2">{failure.error}</FormAlert>
+        <label className="flex cursor-pointer items-start gap-2 text-sm sm:col-span-2">
+          <input type="checkbox" className="mt-0.5 size-4 accent-primary" {...caldavChoice} />
+          <span className="grid gap-0.5">
+            <span className="font-medium">{CALDAV_COPY.choice}</span>
+            <span className="text-muted-foreground">{CALDAV_COPY.choiceHint}</span>
+          </span>
+        </label>
         <FormField label="Token name" error={errors.name?.message}>
           <Input placeholder="e.g. Claude Desktop" autoComplete="off" {...register('name')} />
         </FormField>
