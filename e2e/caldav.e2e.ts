@@ -79,10 +79,10 @@ describeBrowser('CalDAV: an app password from the Security dialog', () => {
       await tokens.getByRole('button', { name: `Copy ${label}` }).click();
       expect(await page.evaluate(() => navigator.clipboard.readText()), label).toBe(value);
     }
-    await tokens
-      .getByRole('listitem', { name: CALDAV_COPY.defaultName })
-      .getByText('Read and write · All projects', { exact: true })
-      .waitFor();
+    const row = tokens.getByRole('listitem', { name: CALDAV_COPY.defaultName });
+    await row.getByText('Read and write · All projects', { exact: true }).waitFor();
+    // An app password does not expire unless the person chose so: a phone's sync would stop silently.
+    await row.getByText(/Never expires/).waitFor();
     await screenshot(page, 'caldav-app-password');
 
     // Shown once: Done puts it away, focus goes back to the form, which starts over without the choice.

@@ -125,16 +125,19 @@ export function TokensSection() {
     formState: { errors, isSubmitting },
   } = useForm<TokenForm>({ resolver: zodResolver(tokenFormSchema), defaultValues: EMPTY });
 
-  // The CalDAV choice names the token for the person (unless they named it) and makes it read and write,
-  // which two-way sync needs; both stay theirs to change.
+  // The CalDAV choice names the token for the person (unless they named it), makes it read and write,
+  // which two-way sync needs, and lets it never expire (a phone's sync would stop silently after 90
+  // days); all stay theirs to change.
   const caldavChoice = register('caldav', {
     onChange: (event: { target: { checked: boolean } }) => {
       const name = getValues('name').trim();
       if (event.target.checked) {
         if (name === '') setValue('name', CALDAV_COPY.defaultName);
         setValue('readOnly', false);
-      } else if (name === CALDAV_COPY.defaultName) {
-        setValue('name', '');
+        setValue('expires', 'never');
+      } else {
+        if (name === CALDAV_COPY.defaultName) setValue('name', '');
+        setValue('expires', EMPTY.expires);
       }
     },
   });
