@@ -40,7 +40,8 @@ export interface CompFilter {
 function parseUtc(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value.trim());
-  if (!match) throw badRequest(`A time-range must be a UTC date-time such as 20260101T000000Z, not '${value}'.`);
+  if (!match)
+    throw badRequest(`A time-range must be a UTC date-time such as 20260101T000000Z, not '${value}'.`);
   const [, y, mo, d, h, mi, s] = match.map(Number) as number[];
   return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!);
 }
@@ -122,7 +123,8 @@ function todoOverlaps(todo: Component, { start, end }: TimeRange): boolean {
     const until = dtstart + duration.toSeconds() * 1000;
     return start <= until && (end > dtstart || end >= until);
   }
-  if (dtstart !== undefined && due !== undefined) return (start < due || start <= dtstart) && (end > dtstart || end >= due);
+  if (dtstart !== undefined && due !== undefined)
+    return (start < due || start <= dtstart) && (end > dtstart || end >= due);
   if (dtstart !== undefined) return start <= dtstart && end > dtstart;
   if (due !== undefined) return start < due && end >= due;
   if (completed !== undefined && created !== undefined)
@@ -158,7 +160,8 @@ function propMatches(component: Component, filter: PropFilter): boolean {
 }
 
 function componentMatches(component: Component, filter: CompFilter): boolean {
-  if (filter.timeRange && component.name === 'vtodo' && !todoOverlaps(component, filter.timeRange)) return false;
+  if (filter.timeRange && component.name === 'vtodo' && !todoOverlaps(component, filter.timeRange))
+    return false;
   if (!filter.props.every((prop) => propMatches(component, prop))) return false;
   return filter.comps.every((sub) => {
     const found = component.getAllSubcomponents(sub.name.toLowerCase());

@@ -103,7 +103,7 @@ const projectIdOf = (segment: string): number | null =>
 /** The target of `/dav/...` for this caller; null when it names nothing of theirs. */
 function targetOf(pathname: string, username: string): DavTarget | null {
   const segments = decodeSegments(pathname);
-  if (!segments || segments[0] !== 'dav') return null;
+  if (segments?.[0] !== 'dav') return null;
   const [, area, owner, project, name, ...rest] = segments;
   if (area === undefined) return { kind: 'root' };
   if (owner === undefined || owner.toLowerCase() !== username.toLowerCase() || rest.length > 0) return null;
@@ -240,7 +240,8 @@ function resourceProps(resource: DavResource): Prop[] {
 }
 
 const wantsData = (request: PropRequest) =>
-  request.kind === 'prop' && request.names.some(({ ns, name }) => ns === NS.caldav && name === 'calendar-data');
+  request.kind === 'prop' &&
+  request.names.some(({ ns, name }) => ns === NS.caldav && name === 'calendar-data');
 
 /** Header value, first of a repeated one. */
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -288,7 +289,9 @@ async function davScope(scope: FastifyInstance, { store, ...auth }: CaldavFeatur
   scope.setErrorHandler(answerDavError);
 
   // RFC 6764 §5: discovery, by any method, before any sign-in.
-  scope.all(CALDAV_WELL_KNOWN, async (_request, reply) => reply.code(301).header('Location', DAV_ROOT).send());
+  scope.all(CALDAV_WELL_KNOWN, async (_request, reply) =>
+    reply.code(301).header('Location', DAV_ROOT).send(),
+  );
 
   for (const url of ['/dav', '/dav/*']) registerDav(scope, url, store, auth);
 }
@@ -359,10 +362,14 @@ const sendMultistatus = (reply: FastifyReply, responses: DavResponse[], syncToke
 
 async function propfind({ store, caller, user, target, request, reply, body, minimal }: Dav) {
   const root = parseXml(body);
-  if (root && !(root.ns === NS.dav && root.name === 'propfind')) throw new HttpError(400, DAV_ROUTE_MESSAGES.propfindBody);
+  if (root && !(root.ns === NS.dav && root.name === 'propfind'))
+    throw new HttpError(400, DAV_ROUTE_MESSAGES.propfindBody);
   const asked = propRequestOf(root, { kind: 'allprop' });
   const depth = depthOf(request);
-  const answer = (href: string, props: Prop[]): DavResponse => ({ href, propstats: propstats(props, asked, minimal) });
+  const answer = (href: string, props: Prop[]): DavResponse => ({
+    href,
+    propstats: propstats(props, asked, minimal),
+  });
   const responses: DavResponse[] = [];
   switch (target.kind) {
     case 'root':
@@ -375,23 +382,31 @@ async function propfind({ store, caller, user, target, request, reply, body, min
       responses.push(answer(davHomePath(user.username), homeProps(user)));
       if (depth === 1) {
         for (const collection of await store.collections(caller))
-          responses.push(answer(davCollectionPath(user.username, collection.projectId), collectionProps(user, collection)));
+          responses.push(
+            answer(davCollectionPath(user.username, collection.projectId), collectionProps(user, collection)),
+          );
       }
       break;
     }
     case 'collection': {
       const collection = await store.collection(caller, target.projectId);
-      responses.push(answer(davCollectionPath(user.username, target.projectId), collectionProps(user, collection)));
+      responses.push(
+        answer(davCollectionPath(user.username, target.projectId), collectionProps(user, collection)),
+      );
       if (depth === 1) {
         const resources = await store.resources(caller, target.projectId, { withData: wantsData(asked) });
         for (const resource of resources)
-          responses.push(answer(resourcePath(user.username, target.projectId, resource.href), resourceProps(resource)));
+          responses.push(
+            answer(resourcePath(user.username, target.projectId, resource.href), resourceProps(resource)),
+          );
       }
       break;
     }
     case 'resource': {
       const resource = await store.get(caller, target.projectId, target.name);
-      responses.push(answer(resourcePath(user.username, target.projectId, resource.href), resourceProps(resource)));
+      responses.push(
+        answer(resourcePath(user.username, target.projectId, resource.href), resourceProps(resource)),
+      );
       break;
     }
   }
@@ -403,7 +418,8 @@ async function proppatch({ store, caller, user, target, reply, body }: Dav) {
   const root = parseXml(body);
   if (!root || root.ns !== NS.dav || root.name !== 'propertyupdate')
     throw new HttpError(400, DAV_ROUTE_MESSAGES.proppatchBody);
-  if (target.kind === 'collection' || target.kind === 'resource') await store.collection(caller, target.projectId);
+  if (target.kind === 'collection' || target.kind === 'resource')
+    await store.collection(caller, target.projectId);
   const names = root.children
     .filter((child) => child.ns === NS.dav && (child.name === 'set' || child.name === 'remove'))
     .flatMap((change) => childOf(change, NS.dav, 'prop')?.children ?? [])
@@ -430,11 +446,17 @@ async function report(dav: Dav) {
   const root = parseXml(body);
   if (!root) throw new HttpError(400, DAV_ROUTE_MESSAGES.reportBody);
   if (target.kind !== 'collection') throw forbidden(DAV_ROUTE_MESSAGES.reportTarget);
-  if (root.ns === NS.caldav && root.name === 'calendar-query') return calendarQuery(dav, target.projectId, root);
-  if (root.ns === NS.caldav && root.name === 'calendar-multiget') return multiget(dav, target.projectId, root);
-  if (root.ns === NS.dav && root.name === 'sync-collection') return syncCollection(dav, target.projectId, root);
+  if (root.ns === NS.caldav && root.name === 'calendar-query')
+    return calendarQuery(dav, target.projectId, root);
+  if (root.ns === NS.caldav && root.name === 'calendar-multiget')
+    return multiget(dav, target.projectId, root);
+  if (root.ns === NS.dav && root.name === 'sync-collection')
+    return syncCollection(dav, target.projectId, root);
   // RFC 3253 §3.6: a report the resource does not support.
-  return reply.code(403).type(XML_TYPE).send(errorBody({ ns: NS.dav, name: 'supported-report' }));
+  return reply
+    .code(403)
+    .type(XML_TYPE)
+    .send(errorBody({ ns: NS.dav, name: 'supported-report' }));
 }
 
 /** A report's DAV:prop; getetag alone when it names none. */
@@ -445,7 +467,11 @@ const reportProps = (root: XmlElement) =>
 const onlyOtherComponents = (filter: CompFilter | null) =>
   filter?.comps.some((comp) => comp.name !== 'VTODO' && !comp.isNotDefined) ?? false;
 
-async function calendarQuery({ store, caller, user, reply, minimal }: Dav, projectId: number, root: XmlElement) {
+async function calendarQuery(
+  { store, caller, user, reply, minimal }: Dav,
+  projectId: number,
+  root: XmlElement,
+) {
   const asked = reportProps(root);
   const filter = parseFilter(childOf(root, NS.caldav, 'filter'));
   if (onlyOtherComponents(filter)) {
@@ -455,7 +481,9 @@ async function calendarQuery({ store, caller, user, reply, minimal }: Dav, proje
   }
   const everyTask = matchesEveryTask(filter);
   const resources = await store.resources(caller, projectId, { withData: wantsData(asked) || !everyTask });
-  const matching = everyTask ? resources : resources.filter((resource) => matchesFilter(resource.ics ?? '', filter!));
+  const matching = everyTask
+    ? resources
+    : resources.filter((resource) => matchesFilter(resource.ics ?? '', filter!));
   const withAsked = wantsData(asked) ? matching : matching.map(({ ics: _, ...rest }) => rest);
   return sendMultistatus(
     reply,
@@ -468,7 +496,9 @@ async function calendarQuery({ store, caller, user, reply, minimal }: Dav, proje
 
 async function multiget({ store, caller, user, reply, minimal }: Dav, projectId: number, root: XmlElement) {
   const asked = reportProps(root);
-  const hrefs = root.children.filter((child) => child.ns === NS.dav && child.name === 'href').map((child) => child.text.trim());
+  const hrefs = root.children
+    .filter((child) => child.ns === NS.dav && child.name === 'href')
+    .map((child) => child.text.trim());
   const names = hrefs.map((href) => nameInCollection(href, user.username, projectId));
   const wanted = [...new Set(names.filter((name): name is string => name !== null))];
   const { found } = await store.resourcesByHref(caller, projectId, wanted, { withData: wantsData(asked) });
@@ -485,7 +515,11 @@ async function multiget({ store, caller, user, reply, minimal }: Dav, projectId:
 }
 
 /** RFC 6578: what changed since the client's token (none: everything), deletions as 404s. */
-async function syncCollection({ store, caller, user, reply, minimal }: Dav, projectId: number, root: XmlElement) {
+async function syncCollection(
+  { store, caller, user, reply, minimal }: Dav,
+  projectId: number,
+  root: XmlElement,
+) {
   const asked = reportProps(root);
   const token = childOf(root, NS.dav, 'sync-token')?.text.trim() || null;
   const changes = await store.changesSince(caller, projectId, token, { withData: wantsData(asked) });
@@ -521,7 +555,10 @@ const conditionsOf = (request: FastifyRequest) => ({
 async function put({ store, caller, target, request, reply, body }: Dav) {
   const { projectId, name } = resourceTarget(target);
   const { created, etag } = await store.put(caller, projectId, name, body, conditionsOf(request));
-  return reply.code(created ? 201 : 204).header('ETag', etag).send();
+  return reply
+    .code(created ? 201 : 204)
+    .header('ETag', etag)
+    .send();
 }
 
 async function remove({ store, caller, target, request, reply }: Dav) {
@@ -536,13 +573,20 @@ async function remove({ store, caller, target, request, reply }: Dav) {
  */
 function answerDavError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof DavSyncTokenError)
-    return reply.code(403).type(XML_TYPE).send(errorBody({ ns: NS.dav, name: 'valid-sync-token' }));
+    return reply
+      .code(403)
+      .type(XML_TYPE)
+      .send(errorBody({ ns: NS.dav, name: 'valid-sync-token' }));
   if (error instanceof DavPreconditionError)
-    return reply.code(error.status).type(XML_TYPE).send(errorBody({ ns: NS.caldav, name: error.condition }));
+    return reply
+      .code(error.status)
+      .type(XML_TYPE)
+      .send(errorBody({ ns: NS.caldav, name: error.condition }));
   if (error instanceof HttpError)
     return reply.code(error.statusCode).headers(error.headers).type(TEXT_TYPE).send(error.message);
   const { statusCode, code } = error as FastifyError;
-  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).type(TEXT_TYPE).send(CALDAV_MESSAGES.tooLarge);
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return reply.code(413).type(TEXT_TYPE).send(CALDAV_MESSAGES.tooLarge);
   if (statusCode !== undefined && statusCode >= 400 && statusCode < 500)
     return reply.code(statusCode).type(TEXT_TYPE).send(error.message);
   if (isDatabaseUnavailable(error)) {

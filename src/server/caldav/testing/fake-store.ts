@@ -29,7 +29,8 @@ interface FakeCollection {
   log: Array<{ seq: number; href: string }>;
 }
 
-const etagOf = (ics: string) => `"${crypto.createHash('sha256').update(ics).digest('base64url').slice(0, 27)}"`;
+const etagOf = (ics: string) =>
+  `"${crypto.createHash('sha256').update(ics).digest('base64url').slice(0, 27)}"`;
 const tokenOf = (c: FakeCollection) => `urn:tasklane:sync:${c.projectId}:${c.seq}`;
 
 export interface FakeDavStore extends DavStore {
@@ -44,7 +45,8 @@ export function createFakeDavStore(): FakeDavStore {
   const visible = (caller: DavCaller, projectId: number): FakeCollection => {
     const found = collections.get(projectId);
     const limit = projectLimitOf(caller.userId);
-    if (!found || found.userId !== caller.userId || (limit && !limit.has(projectId))) throw notFound('Project');
+    if (!found || found.userId !== caller.userId || (limit && !limit.has(projectId)))
+      throw notFound('Project');
     return found;
   };
   const describe = (c: FakeCollection, caller: DavCaller): DavCollection => ({
@@ -111,7 +113,8 @@ export function createFakeDavStore(): FakeDavStore {
       let since = 0;
       if (syncToken) {
         const match = /^urn:tasklane:sync:(\d+):(\d+)$/.exec(syncToken);
-        if (!match || Number(match[1]) !== projectId || Number(match[2]) > c.seq) throw new DavSyncTokenError();
+        if (!match || Number(match[1]) !== projectId || Number(match[2]) > c.seq)
+          throw new DavSyncTokenError();
         since = Number(match[2]);
       }
       const names = new Set(c.log.filter((entry) => entry.seq > since).map((entry) => entry.href));
