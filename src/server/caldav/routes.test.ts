@@ -86,6 +86,8 @@ describe('CalDAV routes over a fake store', () => {
         expect(response.statusCode).toBe(301);
         expect(response.headers.location).toBe('/dav/');
       }
+      const app = await dav('PROPFIND', '/', { auth: '' });
+      expect([app.statusCode, app.headers.location]).toEqual([301, '/dav/']);
     });
 
     it('answers OPTIONS anywhere under /dav with the DAV classes and the methods', async () => {
