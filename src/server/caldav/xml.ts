@@ -141,6 +141,7 @@ const builder = new XMLBuilder({
   attributeNamePrefix: '@_',
   suppressEmptyNode: true,
   processEntities: true,
+  jPath: false,
 });
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n';
