@@ -297,6 +297,24 @@ describe('CalDAV routes over a fake store', () => {
       expect((await dav('GET', `${inbox}new%20one.ics`)).statusCode).toBe(404);
     });
 
+    it('takes long names and names that need encoding, and answers them encoded', async () => {
+      const name = `${'040000008200E00074C5B7101A82E008'.repeat(5)} ü&?.ics`;
+      const url = `${inbox}${encodeURIComponent(name)}`;
+      expect(
+        (await dav('PUT', url, { body: todo('long'), headers: { 'content-type': 'text/calendar' } }))
+          .statusCode,
+      ).toBe(201);
+      expect(h.store.text(10, name)).toBe(todo('long'));
+      const listing = await dav('PROPFIND', inbox, {
+        headers: { depth: '1', prefer: 'return=minimal' },
+        body: '<propfind xmlns="DAV:"><prop><getetag/><displayname/></prop></propfind>',
+      });
+      expect(listing.body).toContain(`<D:href>${url}</D:href>`);
+      // return=minimal: no 404 propstat for the resources' missing displayname.
+      expect(listing.body).not.toContain('404');
+      expect((await dav('DELETE', url)).statusCode).toBe(204);
+    });
+
     it('honours If-None-Match: * (412 when it exists, nothing changed)', async () => {
       await dav('PUT', `${inbox}once.ics`, {
         body: todo('once'),
