@@ -3,7 +3,7 @@ import { CALDAV_COLORS, CALDAV_INBOX_NAME, CALDAV_LIMITS, CALDAV_MESSAGES } from
 import { createLabelBodySchema, LABEL_LIMITS, LABEL_MESSAGES, labelKey } from '../../common/labels';
 import { createReminderBodySchema } from '../../common/notifications';
 import { type ProjectColor, type ProjectRole, roleAtLeast } from '../../common/projects';
-import { createTaskBodySchema, updateTaskBodySchema } from '../../common/tasks';
+import { createTaskBodySchema, type UpdateTaskInput, updateTaskBodySchema } from '../../common/tasks';
 import { isTimeZone } from '../../common/time-zone';
 import { TOKEN_MESSAGES } from '../../common/tokens';
 import { type Access, mayWrite } from '../access';
@@ -359,30 +359,38 @@ export function createCaldavStore({
     const userId = caller.userId;
     if (fields.uid !== uidOf(row)) throw badRequest('The UID of an existing resource cannot change');
     checkCategories(fields.categories);
-    const input: Record<string, unknown> = {};
-    const title = fields.title.trim() || row.title;
-    if (title !== row.title) input.title = title;
-    if ((fields.description || null) !== (row.description || null)) input.description = fields.description;
-    if (fields.dueDate !== row.dueDate) input.dueDate = fields.dueDate;
+    // Read as the API reads them (trimmed, rules normalised), so an unchanged field is left alone.
+    const checked = updateTaskBodySchema.safeParse({
+      title: fields.title.trim() || row.title,
+      description: fields.description,
+      dueDate: fields.dueDate,
+      dueTime: fields.dueTime,
+      recurrence: fields.recurrence,
+      priority: fields.priority,
+    });
+    if (!checked.success) throw invalid(checked.error.issues);
+    const sent = checked.data;
+    const input: UpdateTaskInput = {};
+    if (sent.title !== row.title) input.title = sent.title;
+    if ((sent.description ?? null) !== (row.description || null)) input.description = sent.description;
+    if ((sent.dueDate ?? null) !== row.dueDate) input.dueDate = sent.dueDate;
     const zone = zoneOf(fields);
-    if (fields.dueTime !== row.dueTime || (zone !== undefined && zone !== row.dueTimeZone)) {
-      input.dueTime = fields.dueTime;
+    if ((sent.dueTime ?? null) !== row.dueTime || (zone !== undefined && zone !== row.dueTimeZone)) {
+      input.dueTime = sent.dueTime;
     }
-    if (fields.recurrence !== row.recurrence) input.recurrence = fields.recurrence;
-    if (fields.priority !== row.priority) input.priority = fields.priority;
+    if ((sent.recurrence ?? null) !== row.recurrence) input.recurrence = sent.recurrence;
+    if (sent.priority !== row.priority) input.priority = sent.priority;
     if (fields.completed !== row.completed) input.completed = fields.completed;
-    const current = (await repository.labelNames(userId, row.projectId, [row.id])).get(row.id) ?? [];
-    const keys = (names: string[]) => [...new Set(names.map(labelKey))].sort().join('\n');
-    if (keys(current) !== keys(fields.categories))
-      input.labelIds = await labelIdsFor(userId, fields.categories);
     const parent = await parentNamed(row.projectId, fields.parentUid, row.id);
     const parentId = parent?.id ?? null;
+    // An archived task cannot go under another (the app refuses it too): it keeps its place.
     if (parentId !== row.parentId && !(row.archived && parentId !== null)) input.parentId = parentId;
-    if (Object.keys(input).length > 0) {
-      const checked = updateTaskBodySchema.safeParse(input);
-      if (!checked.success) throw invalid(checked.error.issues);
-      await tasks.update(userId, row.id, checked.data, [], { dueTimeZone: zone });
+    const current = (await repository.labelNames(userId, row.projectId, [row.id])).get(row.id) ?? [];
+    const keys = (names: string[]) => [...new Set(names.map(labelKey))].sort().join('\n');
+    if (keys(current) !== keys(fields.categories)) {
+      input.labelIds = await labelIdsFor(userId, fields.categories);
     }
+    if (Object.keys(input).length > 0) await tasks.update(userId, row.id, input, [], { dueTimeZone: zone });
     await applyReminders(userId, row.projectId, row.id, fields.reminders);
     const sortPosition = await applySortOrder(userId, row, row.id, fields.sortOrder);
     await repository.keepObject(
