@@ -13,9 +13,12 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
   let t: TestApp;
   let alice: TestUser;
   let bob: TestUser;
+  /** How far the app's clock is ahead of the system's. */
+  let shift = 0;
 
   beforeEach(async () => {
-    t = await createTestApp(dialect);
+    shift = 0;
+    t = await createTestApp(dialect, { clock: { now: () => new Date(Date.now() + shift) } });
     alice = await t.signUp();
     bob = await t.signUp();
   });
@@ -223,6 +226,72 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     // The collection's ctag and token follow the same sequence.
     const collection = await dav(caller, (store) => store.collection(caller, alice.inboxId));
     expect(collection.syncToken).toBe(withReminder.syncToken);
+  });
+
+  it('prunes tombstones after 90 days: a token from before them is refused, later ones still work', async () => {
+    const caller = callerOf(alice);
+    const a = await create(alice, { title: 'A' });
+    const b = await create(alice, { title: 'B' });
+    const start = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, null, { withData: false }),
+    );
+    await alice.request('DELETE', `/api/tasks/${b.id}`);
+    const afterDelete = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, start.syncToken, { withData: false }),
+    );
+    expect(afterDelete.deleted).toEqual([`tasklane-${b.id}.ics`]);
+    shift = 91 * 24 * 3600 * 1000;
+    expect(
+      await failure(
+        dav(caller, (store) =>
+          store.changesSince(caller, alice.inboxId, start.syncToken, { withData: false }),
+        ),
+      ),
+    ).toBeInstanceOf(DavSyncTokenError);
+    const later = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, afterDelete.syncToken, { withData: false }),
+    );
+    expect(later).toMatchObject({ changed: [], deleted: [] });
+    const all = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, '', { withData: false }),
+    );
+    expect(all.changed.map((r) => r.href)).toEqual([`tasklane-${a.id}.ics`]);
+  });
+
+  it('refreshes at once from several requests without losing a change, and sees a change of content only a client sees', async () => {
+    const caller = callerOf(alice);
+    const a = await create(alice, { title: 'A' });
+    const start = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, null, { withData: false }),
+    );
+    await alice.request('PATCH', `/api/tasks/${a.id}`, { title: 'A2' });
+    const answers = await Promise.all(
+      [1, 2, 3].map(() =>
+        dav(caller, (store) =>
+          store.changesSince(caller, alice.inboxId, start.syncToken, { withData: false }),
+        ),
+      ),
+    );
+    for (const answer of answers) expect(answer.changed.map((r) => r.href)).toEqual([`tasklane-${a.id}.ics`]);
+    const token = answers
+      .map((answer) => answer.syncToken)
+      .sort()
+      .at(-1)!;
+    const href = `tasklane-${a.id}.ics`;
+    await dav(caller, (store) =>
+      store.put(caller, alice.inboxId, href, ics(`UID:tasklane-${a.id}`, 'SUMMARY:A2', 'X-ONLY-HERE:1'), {}),
+    );
+    const changed = await dav(caller, (store) =>
+      store.changesSince(caller, alice.inboxId, token, { withData: true }),
+    );
+    expect(changed.changed.map((r) => r.href)).toEqual([href]);
+    expect(changed.changed[0]!.ics).toContain('X-ONLY-HERE:1');
+    // The same text again changes no field: no activity.
+    const before = (await activity(alice, a.id)).length;
+    await dav(caller, (store) =>
+      store.put(caller, alice.inboxId, href, ics(`UID:tasklane-${a.id}`, 'SUMMARY:A2 ', 'X-ONLY-HERE:1'), {}),
+    );
+    expect((await activity(alice, a.id)).length).toBe(before);
   });
 
   it('creates a task from a PUT, keeps what the client sent, and records the activity as via CalDAV', async () => {
