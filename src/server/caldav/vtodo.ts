@@ -130,7 +130,7 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
 }
 
 /** A property's value as ical.js reads it; a value it cannot read is the client's error: 400. */
-function valueOf(property: Property): unknown {
+function readValue(property: Property): unknown {
   try {
     return property.getFirstValue();
   } catch {
@@ -140,12 +140,12 @@ function valueOf(property: Property): unknown {
 
 function text(property: Property | null): string | null {
   if (!property) return null;
-  const value = valueOf(property);
+  const value = readValue(property);
   return value === null || value === undefined ? null : String(value).trim();
 }
 
 function timeOf(property: Property): Time {
-  const value = valueOf(property);
+  const value = readValue(property);
   if (!(value instanceof ICAL.Time)) {
     throw badRequest(`The VTODO's ${property.name.toUpperCase()} is not a date or a date-time`);
   }
@@ -196,7 +196,7 @@ function instantOf(property: Property, calendar: Component): Date {
 
 function recurrenceOf(property: Property | null): string | null {
   if (!property) return null;
-  const value = valueOf(property);
+  const value = readValue(property);
   if (!(value instanceof ICAL.Recur) || !value.freq) {
     throw badRequest("The VTODO's RRULE is not a valid recurrence rule");
   }
@@ -216,7 +216,7 @@ function isCompleted(todo: Component): boolean {
 
 function priorityOf(todo: Component): TodoFields['priority'] {
   const property = todo.getFirstProperty('priority');
-  return priorityFromIcal(property ? Number(valueOf(property)) : null);
+  return priorityFromIcal(property ? Number(readValue(property)) : null);
 }
 
 function categoriesOf(todo: Component): string[] {
