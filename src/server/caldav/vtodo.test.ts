@@ -834,6 +834,90 @@ describe('renderCalendarObject over a stored object', () => {
     expect(renderCalendarObject(task, TASKS_ORG)).toBe(out);
   });
 
+  it('writes back as sent what ical.js would write otherwise or could not read', () => {
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'BEGIN:VTODO',
+      'UID:odd',
+      'SUMMARY:Zahlen; Tabellen',
+      'DESCRIPTION;VALUE=TEXT:A; B',
+      'GEO:somewhere',
+      'X-WHEN;VALUE=DATE:soon',
+      'SEQUENCE:first',
+      'X-QUOTED;X-P="quoted";X-Q=plain:v',
+      'ATTACH;FMTTYPE=text/plain;ENCODING=BASE64;VALUE=BINARY:aGVsbG8=',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    const out = renderCalendarObject(asTask(text, { priority: 1, dueDate: '2026-05-01' }), text);
+    expect(lines(out)).toEqual(
+      expect.arrayContaining([
+        'SUMMARY:Zahlen; Tabellen',
+        'DESCRIPTION;VALUE=TEXT:A; B',
+        'GEO:somewhere',
+        'X-WHEN;VALUE=DATE:soon',
+        'SEQUENCE:first',
+        'X-QUOTED;X-P="quoted";X-Q=plain:v',
+        'ATTACH;FMTTYPE=text/plain;ENCODING=BASE64;VALUE=BINARY:aGVsbG8=',
+        'PRIORITY:1',
+        'DUE;VALUE=DATE:20260501',
+      ]),
+    );
+  });
+
+  it('keeps a reminder relative to DUE that a client sent without one, and writes no new one', () => {
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTODO',
+      'UID:a',
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      'TRIGGER;RELATED=END:-PT5M',
+      'END:VALARM',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    expect(fields(renderCalendarObject(asTask(text), text)).reminders).toEqual([{ relativeMinutes: 5 }]);
+    const added = renderCalendarObject(
+      asTask(text, { reminders: [{ relativeMinutes: 5 }, { relativeMinutes: 9 }] }),
+      text,
+    );
+    expect(fields(added).reminders).toEqual([{ relativeMinutes: 5 }]);
+  });
+
+  it('drops Thunderbird’s HTML description and an ALTREP when the description changes, and a DURATION for a DUE', () => {
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTODO',
+      'UID:a',
+      'DTSTART:20260301T090000Z',
+      'DURATION:PT1H',
+      'DESCRIPTION;ALTREP="cid:part1@example.org";LANGUAGE=en:Old words',
+      'X-ALT-DESC;FMTTYPE=text/html:<p>Old words</p>',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    const same = lines(renderCalendarObject(asTask(text), text));
+    expect(same).toContain('X-ALT-DESC;FMTTYPE=text/html:<p>Old words</p>');
+    expect(same).toContain('DURATION:PT1H');
+    const changed = lines(
+      renderCalendarObject(
+        asTask(text, {
+          description: 'New words',
+          dueDate: '2026-03-02',
+          dueTime: '10:00',
+          dueTimeZone: 'UTC',
+        }),
+        text,
+      ),
+    );
+    expect(changed).toContain('DESCRIPTION;LANGUAGE=en:New words');
+    expect(changed).toContain('DUE:20260302T100000Z');
+    expect(changed.some((line) => /^(X-ALT-DESC|DURATION)[:;]/.test(line))).toBe(false);
+  });
+
   it('writes afresh when the stored text no longer reads', () => {
     const out = renderCalendarObject(render({ title: 'Still here' }), 'garbage');
     expect(fields(out)).toMatchObject({ uid: 'tasklane-42', title: 'Still here' });

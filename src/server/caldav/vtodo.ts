@@ -312,7 +312,10 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
-  setText(todo, 'description', task.description);
+  if (setText(todo, 'description', task.description)) {
+    // Thunderbird's HTML copy of the description would show the old text in its place.
+    todo.removeAllProperties('x-alt-desc');
+  }
   updateDue(calendar, todo, task);
   updateRecurrence(todo, task);
   updateCompletion(todo, task);
@@ -355,14 +358,21 @@ function valueText(property: Property): string {
   return property.toICALString().replace(/^[^;:]*/, '');
 }
 
-/** A text property: a changed value keeps the property's parameters (LANGUAGE, ALTREP…). */
-function setText(todo: Component, name: string, value: string | null): void {
+/**
+ * A text property: a changed value keeps the property's parameters (LANGUAGE…). True when it
+ * changed.
+ */
+function setText(todo: Component, name: string, value: string | null): boolean {
   const current = todo.getFirstProperty(name);
   const wanted = value?.trim() ?? '';
-  if ((text(current) ?? '') === wanted) return;
+  if ((text(current) ?? '') === wanted) return false;
   if (!wanted) todo.removeAllProperties(name);
-  else if (current) current.setValue(value as string);
-  else todo.addPropertyWithValue(name, value as string);
+  else if (current) {
+    current.setValue(value as string);
+    // An ALTREP (a link to another rendering of the old text) no longer says the same.
+    current.removeParameter('altrep');
+  } else todo.addPropertyWithValue(name, value as string);
+  return true;
 }
 
 function sameDue(a: Due, b: Due): boolean {
@@ -386,6 +396,8 @@ function updateDue(calendar: Component, todo: Component, task: TodoRender): void
     const startFollows = start !== null && current !== null && valueText(start) === valueText(current);
     const next = dueProperty(task);
     todo.removeAllProperties('due');
+    // DUE and DURATION must not both be there (RFC 5545 3.6.2): the due date the task has wins.
+    if (next) todo.removeAllProperties('duration');
     if (next) todo.addProperty(next);
     if (startFollows && next) setProperty(todo, 'dtstart', renamed(next, 'dtstart'));
   }
@@ -508,11 +520,11 @@ function sameReminder(a: Reminder, b: Reminder): boolean {
 
 /**
  * A stored alarm that matches a reminder stays as the client wrote it; one Tasklane could show but
- * no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A reminder relative to
- * DUE needs a DUE (RFC 5545 3.8.6.3): without one it is not written.
+ * no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder relative
+ * to DUE needs a DUE (RFC 5545 3.8.6.3): without one it is not written.
  */
 function updateReminders(todo: Component, task: TodoRender): void {
-  const wanted = task.reminders.filter((reminder) => 'at' in reminder || task.dueDate !== null);
+  const wanted = [...task.reminders];
   for (const alarm of todo.getAllSubcomponents('valarm')) {
     const reminder = reminderOf(alarm);
     if (!reminder) continue;
@@ -520,7 +532,9 @@ function updateReminders(todo: Component, task: TodoRender): void {
     if (index === -1) todo.removeSubcomponent(alarm);
     else wanted.splice(index, 1);
   }
-  for (const reminder of wanted) todo.addSubcomponent(alarmOf(reminder, task.title));
+  for (const reminder of wanted) {
+    if ('at' in reminder || task.dueDate !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
+  }
 }
 
 function alarmOf(reminder: Reminder, title: string): Component {
