@@ -729,6 +729,50 @@ describe('renderCalendarObject over a stored object', () => {
     expect(fields(out)).toMatchObject({ completed: true, completedAt: '2026-01-21T07:00:00.000Z' });
   });
 
+  it('reads todoman’s completion of a task Tasklane wrote, and reopens it as todoman would read it', () => {
+    const ours = renderCalendarObject(
+      render({ uid: 'tasklane-3', dueDate: '2026-03-02', dueTime: '17:30', dueTimeZone: 'UTC', priority: 2 }),
+      null,
+    );
+    // What todoman 4.1 (python icalendar) wrote back after `todo done`, byte for byte but the title.
+    const done = ics(
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//Tasklane//Tasklane//EN',
+      'CALSCALE:GREGORIAN',
+      'BEGIN:VTODO',
+      'COMPLETED;VALUE=DATE-TIME:20261129T042650Z',
+      'CREATED;VALUE=DATE-TIME:20260101T080000Z',
+      'DTSTAMP;VALUE=DATE-TIME:20260201T100000Z',
+      'DUE;VALUE=DATE-TIME:20260302T173000Z',
+      'LAST-MODIFIED;VALUE=DATE-TIME:20261129T042650Z',
+      'PERCENT-COMPLETE:100',
+      'PRIORITY:5',
+      'SEQUENCE:2',
+      'STATUS:COMPLETED',
+      'SUMMARY:Water the plants',
+      'UID:tasklane-3',
+      'URL:https://tasklane.example/tasks/42',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    expect(fields(done)).toEqual({
+      ...fields(ours),
+      completed: true,
+      completedAt: '2026-11-29T04:26:50.000Z',
+    });
+    const reopened = lines(renderCalendarObject(asTask(done, { completed: false, completedAt: null }), done));
+    expect(reopened).toEqual(
+      expect.arrayContaining([
+        'STATUS:NEEDS-ACTION',
+        'CREATED;VALUE=DATE-TIME:20260101T080000Z',
+        'DUE;VALUE=DATE-TIME:20260302T173000Z',
+        'SEQUENCE:2',
+      ]),
+    );
+    expect(reopened.some((line) => /^(COMPLETED|PERCENT-COMPLETE)[:;]/.test(line))).toBe(false);
+  });
+
   it('removes what the task no longer has; keeps a DTSTART of the client’s; moves one that was DUE', () => {
     const out = renderCalendarObject(
       asTask(TASKS_ORG, {
