@@ -32,6 +32,9 @@ import { createSessionCache } from './auth/session-cache';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
+import { caldavRoutes } from './caldav/routes';
+import { createCaldavStore } from './caldav/service';
+import type { DavStore } from './caldav/types';
 import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
 import { commentRoutes } from './comments/routes';
 import { createCommentService } from './comments/service';
@@ -128,6 +131,8 @@ export interface AppServices {
   jobs: JobQueue;
   /** Notifications and their channels: `addChannel(createPushChannel(push))` adds push. */
   notifications: NotificationService;
+  /** The CalDAV store (issue 30): what the WebDAV routes ask, and tests call directly. */
+  caldav: DavStore;
 }
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
@@ -347,9 +352,25 @@ export async function buildApp(
     }),
   });
   await tasksRoutes(app, { tasks, checklists });
-  await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
+  const labels = createLabelService({ db: kysely, live, projectEvents });
+  await labelRoutes(app, { labels });
+  const caldav = createCaldavStore({
+    db: kysely,
+    access,
+    tasks,
+    labels,
+    reminders,
+    clock,
+    appUrl: config.appUrl,
+  });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
+  // Outside /api (no OpenAPI entry): WebDAV/CalDAV for task apps, signed in with an API token.
+  await caldavRoutes(app, {
+    store: caldav,
+    tokens,
+    loginGuard: createSignInGuard(rateLimiter, config.authRateLimit),
+  });
   await dataRoutes(app, {
     db: kysely,
     live,
@@ -414,7 +435,7 @@ export async function buildApp(
   app.addHook('onClose', async () => live.close());
   return {
     app,
-    ctx: { config, db, logger, users, auth, fileStore, live, clock, jobs, notifications, push },
+    ctx: { config, db, logger, users, auth, fileStore, live, clock, jobs, notifications, push, caldav },
     routes,
   };
 }
