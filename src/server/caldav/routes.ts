@@ -28,7 +28,6 @@ import {
   type DavStore,
   DavSyncTokenError,
 } from './types';
-import { etagOf } from './vtodo';
 import {
   childOf,
   type DavResponse,
@@ -570,11 +569,10 @@ const conditionsOf = (request: FastifyRequest) => ({
 async function put({ store, caller, target, request, reply, body }: Dav) {
   const { projectId, name } = resourceTarget(target);
   const { created, etag } = await store.put(caller, projectId, name, body, conditionsOf(request));
-  // RFC 9110 §9.3.4: the ETag only when the resource is now the very text sent. Otherwise (our
-  // stamps, a completed recurring task moved on to its next date) a client that took it would
-  // keep its own copy as current; without it, the client reads the resource again.
-  if (etag === etagOf(body)) reply.header('ETag', etag);
-  return reply.code(created ? 201 : 204).send();
+  return reply
+    .code(created ? 201 : 204)
+    .header('ETag', etag)
+    .send();
 }
 
 async function remove({ store, caller, target, request, reply }: Dav) {
