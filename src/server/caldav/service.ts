@@ -326,11 +326,14 @@ export function createCaldavStore({
     projectId: number,
     taskId: number,
     wanted: TodoFields['reminders'],
+    hasDueTime: boolean,
   ) {
     const current = (await repository.reminders(projectId, [taskId])).get(taskId) ?? [];
     const left = [...current];
     const add: TodoFields['reminders'] = [];
     for (const reminder of wanted) {
+      // Relative to a due time the task does not have (a date alone): the alarm stays as content.
+      if ('relativeMinutes' in reminder && !hasDueTime) continue;
       const i = left.findIndex((row) => rowReminderKey(row) === reminderKey(reminder));
       if (i >= 0) left.splice(i, 1);
       else add.push(reminder);
@@ -410,7 +413,13 @@ export function createCaldavStore({
       input.labelIds = await labelIdsFor(userId, fields.categories);
     }
     if (Object.keys(input).length > 0) await tasks.update(userId, row.id, input, [], { dueTimeZone: zone });
-    await applyReminders(userId, row.projectId, row.id, fields.reminders);
+    await applyReminders(
+      userId,
+      row.projectId,
+      row.id,
+      fields.reminders,
+      Boolean(sent.dueDate && sent.dueTime),
+    );
     const sortPosition = await applySortOrder(userId, row, row.id, fields.sortOrder);
     await repository.keepObject(
       {
@@ -468,7 +477,13 @@ export function createCaldavStore({
         },
         clock.now().toISOString(),
       );
-      await applyReminders(userId, projectId, task.id, fields.reminders);
+      await applyReminders(
+        userId,
+        projectId,
+        task.id,
+        fields.reminders,
+        Boolean(task.dueDate && task.dueTime),
+      );
       const sortPosition = await applySortOrder(
         userId,
         { ...row, uid: fields.uid, href, ical },

@@ -416,6 +416,39 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     expect((await getTask(alice, task.id)).json()).toMatchObject({ completed: false, archived: false });
   });
 
+  it('takes an alarm relative to a due date without a time without refusing the PUT, and maps the others', async () => {
+    const caller = callerOf(alice);
+    const alarm = (trigger: string) => [
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      trigger,
+      'END:VALARM',
+    ];
+    const body = ics(
+      'UID:dated',
+      'SUMMARY:Dated',
+      'DUE;VALUE=DATE:20261201',
+      ...alarm('TRIGGER;RELATED=END:-PT1H'),
+      ...alarm('TRIGGER;VALUE=DATE-TIME:20261130T080000Z'),
+    );
+    await dav(caller, (store) => store.put(caller, alice.inboxId, 'dated.ics', body, {}));
+    const row = await t.ctx.db.kysely
+      .selectFrom('tasks')
+      .select('id')
+      .where('title', '=', 'Dated')
+      .executeTakeFirstOrThrow();
+    const reminders = (await alice.request('GET', `/api/tasks/${row.id}/reminders`)).json();
+    expect(reminders).toMatchObject([{ at: '2026-11-30T08:00:00.000Z', relativeMinutes: null }]);
+    const back = await dav(caller, (store) => store.get(caller, alice.inboxId, 'dated.ics'));
+    expect(back.ics).toContain('TRIGGER;VALUE=DATE-TIME:20261130T080000Z');
+    // Sent again unchanged: nothing to change, nothing refused.
+    await dav(caller, (store) =>
+      store.put(caller, alice.inboxId, 'dated.ics', back.ics, { ifMatch: back.etag }),
+    );
+    expect((await alice.request('GET', `/api/tasks/${row.id}/reminders`)).json()).toHaveLength(1);
+  });
+
   it('moves a recurring task to its next date when a client completes it', async () => {
     const caller = callerOf(alice);
     const task = await create(alice, {
