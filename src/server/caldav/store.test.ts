@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../common/activity';
 import { CALDAV_COLORS, CALDAV_INBOX_NAME, CALDAV_MESSAGES } from '../../common/caldav';
 import type { Task } from '../../common/tasks';
 import { type TokenLimits, withTokenLimits } from '../access';
 import type { HttpError } from '../http/errors';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
-import { testDialects } from '../testing/database';
+import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
 import { type DavCaller, DavPreconditionError, type DavStore, DavSyncTokenError } from './types';
 
 /** Issue 30: the CalDAV store, called as the WebDAV routes call it (inside the token's limits). */
@@ -648,3 +648,66 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     expect(Math.min(...times)).toBeLessThan(20);
   }, 60_000);
 });
+
+/** Issue 30: a change through one instance is in the next sync-collection on another (one database). */
+describe.each(testDialects.filter((dialect) => dialect === 'postgres'))(
+  'CalDAV store across instances on %s',
+  (dialect) => {
+    let base: TestDatabase;
+    beforeAll(async () => {
+      base = await createTestDatabase(dialect);
+    });
+    afterAll(async () => {
+      await base?.destroy();
+    });
+
+    it('answers on one instance what was changed through the other, with one sequence for both', async () => {
+      const first = await createTestApp(dialect, { database: await reopenTestDatabase(base) });
+      const second = await createTestApp(dialect, { database: await reopenTestDatabase(base) });
+      try {
+        const ana = await first.signUp();
+        const caller: DavCaller = {
+          userId: ana.user.id,
+          username: ana.user.username,
+          limits: { userId: ana.user.id, write: true, projectIds: null },
+        };
+        const on = <T>(app: TestApp, call: (store: DavStore) => Promise<T>) =>
+          withTokenLimits(caller.limits, () => call(app.ctx.caldav));
+        const task = (await ana.request('POST', '/api/tasks', { title: 'Shared' })).json<Task>();
+        const start = await on(second, (store) =>
+          store.changesSince(caller, ana.inboxId, null, { withData: false }),
+        );
+        const href = `tasklane-${task.id}.ics`;
+        expect(start.changed.map((r) => r.href)).toEqual([href]);
+        const body = [
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//Test client//EN',
+          'BEGIN:VTODO',
+          `UID:tasklane-${task.id}`,
+          'SUMMARY:Changed on the first',
+          'END:VTODO',
+          'END:VCALENDAR',
+          '',
+        ].join('\r\n');
+        const put = await on(first, (store) => store.put(caller, ana.inboxId, href, body, {}));
+        // Both refresh at once: the sequence only grows, and each answers the change.
+        const [a, b] = await Promise.all([
+          on(first, (store) => store.changesSince(caller, ana.inboxId, start.syncToken, { withData: false })),
+          on(second, (store) => store.changesSince(caller, ana.inboxId, start.syncToken, { withData: true })),
+        ]);
+        expect(a.changed.map((r) => r.href)).toEqual([href]);
+        expect(b.changed.map((r) => [r.href, r.etag])).toEqual([[href, put.etag]]);
+        expect(b.changed[0]!.ics).toContain('SUMMARY:Changed on the first');
+        const latest = await on(second, (store) => store.collection(caller, ana.inboxId));
+        const last = await on(first, (store) =>
+          store.changesSince(caller, ana.inboxId, latest.syncToken, { withData: false }),
+        );
+        expect(last).toMatchObject({ changed: [], deleted: [] });
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    });
+  },
+);
