@@ -601,6 +601,15 @@ export function createCaldavStore({
         if (seq === undefined || seq > state.seq || seq < state.minSeq) throw new DavSyncTokenError();
         after = seq;
       }
+      if (after === null && withData) {
+        // Everything: the whole collection rendered in one query per kind.
+        const all = await renderCollection(caller.userId, projectId);
+        return {
+          syncToken: syncToken(projectId, state.seq),
+          changed: all.map((resource) => asResource(resource, true)),
+          deleted: [],
+        };
+      }
       const entries = await sync.entries(caller.userId, projectId, after);
       const live = entries.filter((entry) => !entry.deleted);
       const deleted = entries.filter((entry) => entry.deleted).map((entry) => entry.href);
