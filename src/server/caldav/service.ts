@@ -78,9 +78,8 @@ const RENDER_CACHE_CHARS = 48 * 1024 * 1024;
 /** The colour a label created from a client's CATEGORIES gets. */
 const NEW_LABEL_COLOR: ProjectColor = 'grey';
 
-/** One rendered resource and the task it is. */
+/** One rendered resource. */
 interface Rendered {
-  row: DavTaskRow;
   href: string;
   etag: string;
   ics: string;
@@ -176,7 +175,7 @@ export function createCaldavStore({
         : (uids.get(row.parentId) ?? parentUids.get(row.parentId) ?? appTaskUid(row.parentId));
     return rows.map((row): Rendered => {
       const todo = todoOf(row, names.get(row.id) ?? [], taskReminders.get(row.id) ?? [], parentUidOf(row));
-      return { row, href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
+      return { href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
     });
   }
 
@@ -478,43 +477,15 @@ export function createCaldavStore({
     try {
       const [row] = await repository.tasks({ projectId, archivedSince: null, ids: [task.id] });
       if (!row) throw notFound('Task');
+      const hasDueTime = Boolean(task.dueDate && task.dueTime);
+      await applyReminders(userId, projectId, task.id, fields.reminders, hasDueTime);
+      const before = { ...row, uid: fields.uid, href, ical };
+      const sortPosition = await applySortOrder(userId, before, task.id, fields.sortOrder);
+      const parentUid = parent ? null : fields.parentUid;
       await repository.keepObject(
-        {
-          taskId: task.id,
-          uid: fields.uid,
-          href,
-          ical,
-          parentUid: parent ? null : fields.parentUid,
-          sortPosition: null,
-        },
+        { taskId: task.id, uid: fields.uid, href, ical, parentUid, sortPosition },
         clock.now().toISOString(),
       );
-      await applyReminders(
-        userId,
-        projectId,
-        task.id,
-        fields.reminders,
-        Boolean(task.dueDate && task.dueTime),
-      );
-      const sortPosition = await applySortOrder(
-        userId,
-        { ...row, uid: fields.uid, href, ical },
-        task.id,
-        fields.sortOrder,
-      );
-      if (sortPosition !== null) {
-        await repository.keepObject(
-          {
-            taskId: task.id,
-            uid: fields.uid,
-            href,
-            ical,
-            parentUid: parent ? null : fields.parentUid,
-            sortPosition,
-          },
-          clock.now().toISOString(),
-        );
-      }
     } catch (error) {
       // Nothing half-written: the task goes again (its caldav_objects row with it).
       await tasks.remove(userId, task.id).catch(() => undefined);
