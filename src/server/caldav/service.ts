@@ -120,9 +120,14 @@ export function createCaldavStore({
   const repository = createCaldavRepository(db);
   const sync = createCaldavSync(db, clock);
   const me = (caller: DavCaller) => ({ id: caller.userId });
-  /** Archived tasks completed since then are still resources. */
-  const windowStart = () =>
-    new Date(clock.now().getTime() - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  /**
+   * Archived tasks completed since then are still resources: from the start of a UTC day, so the
+   * window moves when the sync state's fingerprint does (its date).
+   */
+  const windowStart = () => {
+    const today = Date.parse(clock.now().toISOString().slice(0, 10));
+    return new Date(today - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  };
 
   /** The task in Tasklane's terms, as a VTODO says it (held parent and sort order included). */
   const todoOf = (
