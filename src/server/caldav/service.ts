@@ -6,7 +6,7 @@ import { type ProjectColor, type ProjectRole, roleAtLeast } from '../../common/p
 import { createTaskBodySchema, type UpdateTaskInput, updateTaskBodySchema } from '../../common/tasks';
 import { isTimeZone } from '../../common/time-zone';
 import { TOKEN_MESSAGES } from '../../common/tokens';
-import { type Access, mayWrite } from '../access';
+import { type Access, mayWrite, projectNotFound } from '../access';
 import { withChangeSource } from '../activity/source';
 import type { Database, ProjectRow } from '../db/schema';
 import { isUniqueViolation, toBool } from '../db/values';
@@ -273,6 +273,14 @@ export function createCaldavStore({
       ? { href: resource.href, etag: resource.etag, ics: resource.ics }
       : { href: resource.href, etag: resource.etag };
 
+  /**
+   * Reads need membership only: the access module's list scope, which it caches for a moment, so a
+   * sync-collection with nothing new costs no query for it (404 for a non-member, as for no project).
+   */
+  async function assertMember(caller: DavCaller, projectId: number) {
+    if (!(await access.listScope(caller.userId, projectId))) throw projectNotFound();
+  }
+
   /** A write: the token must allow one, and the caller be an editor or more of a project not archived. */
   async function writable(caller: DavCaller, projectId: number) {
     if (!mayWrite(caller.limits)) throw forbidden(TOKEN_MESSAGES.readOnly);
@@ -508,7 +516,7 @@ export function createCaldavStore({
   }
 
   async function findOne(caller: DavCaller, projectId: number, href: string): Promise<Rendered> {
-    await access.requireProjectRole(me(caller), projectId, 'viewer');
+    await assertMember(caller, projectId);
     const row = (await resolve(projectId, [href])).get(href);
     if (!row) throw notFound('Resource');
     const [rendered] = await render(caller.userId, projectId, [row], false);
@@ -541,7 +549,7 @@ export function createCaldavStore({
     },
 
     async resources(caller, projectId, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       if (withData) {
         return (await renderCollection(caller.userId, projectId)).map((resource) =>
           asResource(resource, true),
@@ -554,7 +562,7 @@ export function createCaldavStore({
     },
 
     async resourcesByHref(caller, projectId, hrefs, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const rows = await resolve(projectId, [...new Set(hrefs)]);
       const rendered = await render(caller.userId, projectId, [...rows.values()], false);
       const byHref = new Map(rendered.map((resource) => [resource.href, resource]));
@@ -569,7 +577,7 @@ export function createCaldavStore({
     },
 
     async changesSince(caller, projectId, token, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const state = await stateOf(caller.userId, projectId);
       let after: number | null = null;
       if (token) {
