@@ -291,6 +291,44 @@ describe('parseCalendarObject', () => {
     });
   });
 
+  it('does not follow a client zone whose rules no real zone has (they would hold the server)', () => {
+    const zone = (...observance: string[]) =>
+      ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTIMEZONE',
+        'TZID:Hostile',
+        'BEGIN:STANDARD',
+        'TZOFFSETFROM:+0100',
+        'TZOFFSETTO:+0200',
+        ...observance,
+        'END:STANDARD',
+        'END:VTIMEZONE',
+        'BEGIN:VTODO',
+        'UID:a',
+        'DUE;TZID=Hostile:20260301T101500',
+        'COMPLETED;TZID=Hostile:20260301T101500',
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+    const started = Date.now();
+    for (const text of [
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=SECONDLY'),
+      zone('DTSTART:00010101T000000', 'RRULE:FREQ=DAILY'),
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30'),
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=MONTHLY;BYDAY=SU'),
+    ]) {
+      expect(fields(text)).toMatchObject({ dueTime: '10:15', dueTimeZone: null });
+      renderCalendarObject(render({ ...fields(text), dueTime: '11:00' }), text);
+    }
+    // A zone's real rules are followed, even from year 1.
+    expect(fields(zone('DTSTART:00010101T000000', 'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU'))).toMatchObject({
+      dueTime: '08:15',
+      dueTimeZone: 'UTC',
+      completedAt: '2026-03-01T08:15:00.000Z',
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('reads completion: STATUS:COMPLETED, or a COMPLETED stamp unless STATUS says NEEDS-ACTION', () => {
     const todo = (...props: string[]) =>
       fields(
@@ -1020,5 +1058,51 @@ describe('renderCalendarObject over a stored object', () => {
   it('writes afresh when the stored text no longer reads', () => {
     const out = renderCalendarObject(render({ title: 'Still here' }), 'garbage');
     expect(fields(out)).toMatchObject({ uid: 'tasklane-42', title: 'Still here' });
+  });
+});
+
+describe('odd input', () => {
+  /** A small seeded generator, so a failure names an input that can be run again. */
+  function random(seed: number) {
+    let state = seed;
+    return (below: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % below;
+    };
+  }
+  const GARBAGE = ['', ':', ';', 'x', '\\', '"', '=', ',', 'Z', 'T', '-', '99999999T999999', 'é', '\u0000'];
+
+  it('is read or refused with a 400 or a 403, never anything else, and what is read renders again', () => {
+    const samples = [TASKS_ORG, APPLE, THUNDERBIRD, TODOMAN.replace(/\n/g, '\r\n')];
+    for (let seed = 1; seed <= 400; seed++) {
+      const next = random(seed);
+      const content = (samples[next(samples.length)] as string).split('\r\n');
+      for (let edits = 1 + next(4); edits > 0; edits--) {
+        const at = next(content.length);
+        const line = content[at] ?? '';
+        const kind = next(4);
+        if (kind === 0) content.splice(at, 1);
+        else if (kind === 1) content.splice(at, 0, content[next(content.length)] ?? '');
+        else {
+          const cut = next(line.length + 1);
+          content[at] =
+            line.slice(0, cut) + (GARBAGE[next(GARBAGE.length)] as string) + line.slice(cut + next(3));
+        }
+      }
+      const text = content.join('\r\n');
+      let read: ReturnType<typeof parseCalendarObject> | null = null;
+      try {
+        read = parseCalendarObject(text);
+      } catch (error) {
+        const known =
+          (error instanceof HttpError && error.statusCode === 400) ||
+          (error instanceof DavPreconditionError && error.status === 403);
+        expect(known, `seed ${seed}: ${(error as Error).stack}`).toBe(true);
+      }
+      if (read) {
+        const out = renderCalendarObject(render({ ...read.fields, title: 'Edited' }), read.ical);
+        expect(fields(out).title, `seed ${seed}`).toBe('Edited');
+      }
+    }
   });
 });

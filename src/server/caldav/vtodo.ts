@@ -170,7 +170,7 @@ function dueOf(property: Property | null, calendar: Component): Due {
   if (time.isDate) return { dueDate: dateOf(time), dueTime: null, dueTimeZone: null };
   const tzid = property.getFirstParameter('tzid');
   if (tzid && knownZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
-  if (tzid && definedZone(calendar, tzid)) {
+  if (tzid && usableZone(calendar, tzid)) {
     const utc = time.convertToZone(ICAL.Timezone.utcTimezone);
     return { dueDate: dateOf(utc), dueTime: clockOf(utc), dueTimeZone: 'UTC' };
   }
@@ -191,10 +191,52 @@ function knownZone(zone: string): boolean {
   return known;
 }
 
-function definedZone(calendar: Component, tzid: string): boolean {
+function zoneOf(calendar: Component, tzid: string): Component | undefined {
   return calendar
     .getAllSubcomponents('vtimezone')
-    .some((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+    .find((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+}
+
+const definedZone = (calendar: Component, tzid: string) => zoneOf(calendar, tzid) !== undefined;
+
+/**
+ * Whether a client's own VTIMEZONE (a zone IANA does not name) can be used to find an instant.
+ * ical.js expands a zone's rules from their start to the time asked, so a rule a real zone never
+ * has (FREQ=SECONDLY since 1601, a day that never comes) would hold the server for minutes: only
+ * the yearly rules of real zones are followed, in a few observances. Another zone is as if
+ * absent: the time is read as the wall clock it says.
+ */
+function usableZone(calendar: Component, tzid: string): boolean {
+  const observances = zoneOf(calendar, tzid)?.getAllSubcomponents() ?? [];
+  if (observances.length === 0 || observances.length > 12) return false;
+  return observances.every((observance) => observance.getAllProperties('rrule').every(isZoneRule));
+}
+
+/** The parts of a real zone's yearly rule, each with one value ('BYMONTH=10;BYDAY=-1SU'). */
+const ZONE_RULE_PARTS: Record<string, RegExp> = {
+  BYMONTH: /^([1-9]|1[0-2])$/,
+  BYDAY: /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/,
+  BYMONTHDAY: /^-?([1-9]|1\d|2[0-8])$/,
+};
+
+function isZoneRule(property: Property): boolean {
+  let rule: unknown;
+  try {
+    rule = property.getFirstValue();
+  } catch {
+    return false;
+  }
+  if (!(rule instanceof ICAL.Recur) || rule.freq !== 'YEARLY' || rule.interval !== 1) return false;
+  return Object.entries(rule.parts).every(([name, values]) => {
+    const allowed = ZONE_RULE_PARTS[name];
+    const list = Array.isArray(values) ? values : [values];
+    // BYMONTHDAY=8,9,…,14;BYDAY=SU is how some write 'the second Sunday'.
+    return (
+      allowed !== undefined &&
+      (list.length === 1 || name === 'BYMONTHDAY') &&
+      list.every((v) => allowed.test(String(v)))
+    );
+  });
 }
 
 /** The instant a date-time names (a date: its midnight in UTC; floating: read as UTC). */
@@ -205,7 +247,7 @@ function instantOf(property: Property, calendar: Component): Date {
     const at = instantInZone(dateOf(time), clockOf(time), tzid);
     if (at) return new Date(at.getTime() + time.second * 1000);
   }
-  const utc = tzid && definedZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
+  const utc = tzid && usableZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
   return new Date(Date.UTC(utc.year, utc.month - 1, utc.day, utc.hour, utc.minute, utc.second));
 }
 
