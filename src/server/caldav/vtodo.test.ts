@@ -461,6 +461,22 @@ describe('parseCalendarObject', () => {
       expect(refusal(`${THUNDERBIRD}${THUNDERBIRD}`).message).toBe(CALDAV_MESSAGES.notCalendar);
     });
 
+    it('components nested deeper than any client nests them', () => {
+      const deep = ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTODO',
+        'UID:a',
+        ...Array(20000).fill('BEGIN:X-NESTED'),
+        ...Array(20000).fill('END:X-NESTED'),
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+      expect(refusal(deep)).toMatchObject({
+        statusCode: 400,
+        message: `${CALDAV_MESSAGES.notCalendar}: components nested too deep`,
+      });
+    });
+
     it('events and journals with 403 supported-calendar-component', () => {
       for (const name of ['VEVENT', 'VJOURNAL']) {
         const text = ics(
@@ -732,14 +748,21 @@ describe('renderCalendarObject over a stored object', () => {
   it('keeps a matching alarm as it was, drops a reminder taken away, adds a new one', () => {
     const noReminders = renderCalendarObject(asTask(APPLE, { reminders: [] }), APPLE);
     expect(noReminders).not.toContain('VALARM');
-    const kept = renderCalendarObject(
-      asTask(APPLE, { reminders: [{ at: '2026-01-11T09:00:00.000Z' }, { relativeMinutes: 30 }] }),
-      APPLE,
+    const both = [{ at: '2026-01-11T09:00:00.000Z' }, { relativeMinutes: 30 }];
+    const kept = lines(
+      renderCalendarObject(
+        asTask(APPLE, { dueTime: '18:00', dueTimeZone: 'Europe/Berlin', reminders: both }),
+        APPLE,
+      ),
     );
-    const content = lines(kept);
-    expect(content).toContain('X-WR-ALARMUID:0F6E8A3B-1B2C-4D5E-8F90-A1B2C3D4E5F6');
-    expect(content).toContain('TRIGGER;RELATED=END:-PT30M');
-    expect(content).toContain('DESCRIPTION:Pay rent');
+    expect(kept).toContain('X-WR-ALARMUID:0F6E8A3B-1B2C-4D5E-8F90-A1B2C3D4E5F6');
+    expect(kept).toContain('TRIGGER;RELATED=END:-PT30M');
+    expect(kept).toContain('DESCRIPTION:Pay rent');
+    // Relative to a date alone is no reminder the app has: not written.
+    const dateOnly = lines(renderCalendarObject(asTask(APPLE, { reminders: both }), APPLE));
+    expect(dateOnly.filter((line) => line.startsWith('TRIGGER'))).toEqual([
+      'TRIGGER;VALUE=DATE-TIME:20260111T090000Z',
+    ]);
   });
 
   it('reopens: NEEDS-ACTION, no COMPLETED, no PERCENT-COMPLETE of 100', () => {
@@ -948,11 +971,57 @@ describe('renderCalendarObject over a stored object', () => {
     );
   });
 
-  it('keeps a reminder relative to DUE that a client sent without one, and writes no new one', () => {
+  it('keeps as content the alarms the app cannot hold: relative to no DUE or a date, too early, past ten', () => {
+    const alarm = (trigger: string) => [
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      trigger,
+      'END:VALARM',
+    ];
+    const object = (due: string | null, ...alarms: string[][]) =>
+      ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTODO',
+        'UID:a',
+        ...(due ? [due] : []),
+        ...alarms.flat(),
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+    for (const text of [
+      object(null, alarm('TRIGGER;RELATED=END:-PT5M')),
+      object('DUE;VALUE=DATE:20260301', alarm('TRIGGER;RELATED=END:-PT5M')),
+      object('DUE:20260301T100000Z', alarm('TRIGGER;RELATED=END:-P5W')),
+    ]) {
+      expect(fields(text).reminders).toEqual([]);
+      const out = lines(
+        renderCalendarObject(asTask(text, { title: 'Edited', reminders: [{ relativeMinutes: 9 }] }), text),
+      );
+      expect(out.filter((line) => line.startsWith('TRIGGER'))).toEqual([
+        expect.stringMatching(/^TRIGGER;RELATED=END:-P(T5M|5W)$/),
+        ...(text.includes('T100000Z') ? ['TRIGGER;RELATED=END:-PT9M'] : []),
+      ]);
+    }
+    const eleven = object(
+      'DUE:20260301T100000Z',
+      ...Array.from({ length: 11 }, (_, minutes) => alarm(`TRIGGER;RELATED=END:-PT${minutes + 1}M`)),
+    );
+    const read = fields(eleven).reminders;
+    expect(read).toEqual(Array.from({ length: 10 }, (_, minutes) => ({ relativeMinutes: minutes + 1 })));
+    // The app takes one away: that alarm goes, the eleventh (content) stays.
+    const out = lines(renderCalendarObject(asTask(eleven, { reminders: read.slice(1) }), eleven));
+    expect(out).not.toContain('TRIGGER;RELATED=END:-PT1M');
+    expect(out).toContain('TRIGGER;RELATED=END:-PT11M');
+    expect(out.filter((line) => line.startsWith('TRIGGER'))).toHaveLength(10);
+  });
+
+  it('drops a reminder relative to DUE when DUE loses its time', () => {
     const text = ics(
       'BEGIN:VCALENDAR',
       'BEGIN:VTODO',
       'UID:a',
+      'DUE:20260301T100000Z',
       'BEGIN:VALARM',
       'ACTION:DISPLAY',
       'DESCRIPTION:x',
@@ -961,12 +1030,9 @@ describe('renderCalendarObject over a stored object', () => {
       'END:VTODO',
       'END:VCALENDAR',
     );
-    expect(fields(renderCalendarObject(asTask(text), text)).reminders).toEqual([{ relativeMinutes: 5 }]);
-    const added = renderCalendarObject(
-      asTask(text, { reminders: [{ relativeMinutes: 5 }, { relativeMinutes: 9 }] }),
-      text,
-    );
-    expect(fields(added).reminders).toEqual([{ relativeMinutes: 5 }]);
+    const out = renderCalendarObject(asTask(text, { dueTime: null, dueTimeZone: null, reminders: [] }), text);
+    expect(out).not.toContain('VALARM');
+    expect(lines(out)).toContain('DUE;VALUE=DATE:20260301');
   });
 
   it('drops Thunderbird’s HTML description and an ALTREP when the description changes, and a DURATION for a DUE', () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/caldav';
 import { instantInZone, isTimeZone } from '../../common/due';
+import { REMINDER_LIMITS } from '../../common/notifications';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
@@ -64,6 +65,7 @@ function readCalendar(text: string): Component {
   if (firstLine.trim().toUpperCase() !== 'BEGIN:VCALENDAR') {
     throw badRequest(CALDAV_MESSAGES.notCalendar);
   }
+  if (tooDeep(body)) throw badRequest(`${CALDAV_MESSAGES.notCalendar}: components nested too deep`);
   let jcal: unknown;
   try {
     jcal = ICAL.parse(body);
@@ -73,6 +75,20 @@ function readCalendar(text: string): Component {
   // Several top-level components (two VCALENDARs, or text after END:VCALENDAR) come as a list.
   if (!Array.isArray(jcal) || jcal[0] !== 'vcalendar') throw badRequest(CALDAV_MESSAGES.notCalendar);
   return new ICAL.Component(jcal);
+}
+
+/**
+ * Real objects nest three deep (VCALENDAR, VTODO, VALARM); thousands of nested components would
+ * overflow the stack of whatever walks them.
+ */
+const MAX_DEPTH = 10;
+function tooDeep(body: string): boolean {
+  let depth = 0;
+  for (const [, boundary] of body.matchAll(/^(BEGIN|END):/gim)) {
+    depth += boundary?.toUpperCase() === 'BEGIN' ? 1 : -1;
+    if (depth > MAX_DEPTH) return true;
+  }
+  return false;
 }
 
 /** A stored text was accepted once, so it parses; should it not, the task is written afresh. */
@@ -123,10 +139,7 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     priority: priorityOf(todo),
     categories: categoriesOf(todo),
     parentUid: text(parentProperty(todo)) || null,
-    reminders: todo
-      .getAllSubcomponents('valarm')
-      .map(reminderOf)
-      .filter((reminder): reminder is Reminder => reminder !== null),
+    reminders: remindersOf(todo).map(([, reminder]) => reminder),
     sortOrder: sortOrderOf(todo),
   };
 }
@@ -302,11 +315,29 @@ function parentProperty(todo: Component): Property | null {
 }
 
 /**
- * A VALARM Tasklane can show: a TRIGGER relative to DUE (RELATED=END) at or before it, in whole
- * minutes, or at a UTC instant. Anything else (relative to DTSTART, the default; after DUE) is
- * content, as is an alarm whose trigger ical.js cannot read.
+ * The VALARMs that are the task's reminders, with what each says: the first ten (a task's most,
+ * REMINDER_LIMITS) that Tasklane can show. Any other alarm is content and stays as sent, so the
+ * same alarms are reminders when a client's object is read and when it is written again.
  */
-function reminderOf(alarm: Component): Reminder | null {
+function remindersOf(todo: Component): Array<[Component, Reminder]> {
+  const due = todo.getFirstProperty('due');
+  const timed = due !== null && !timeOf(due).isDate;
+  const found: Array<[Component, Reminder]> = [];
+  for (const alarm of todo.getAllSubcomponents('valarm')) {
+    const reminder = reminderOf(alarm, timed);
+    if (reminder) found.push([alarm, reminder]);
+    if (found.length === REMINDER_LIMITS.perTask) break;
+  }
+  return found;
+}
+
+/**
+ * A VALARM Tasklane can show: a TRIGGER relative to a DUE with a time (RELATED=END) at or up to
+ * four weeks before it, in whole minutes, or at a UTC instant. Anything else (relative to DTSTART,
+ * the default; after DUE; to a date alone) is content, as is an alarm whose trigger ical.js cannot
+ * read.
+ */
+function reminderOf(alarm: Component, timedDue: boolean): Reminder | null {
   const trigger = alarm.getFirstProperty('trigger');
   if (!trigger) return null;
   let value: unknown;
@@ -316,9 +347,9 @@ function reminderOf(alarm: Component): Reminder | null {
     return null;
   }
   if (value instanceof ICAL.Duration) {
-    if ((trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
+    if (!timedDue || (trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
     const seconds = value.toSeconds();
-    if (seconds > 0 || seconds % 60 !== 0) return null;
+    if (seconds > 0 || seconds % 60 !== 0 || -seconds / 60 > REMINDER_LIMITS.relativeMinutesMax) return null;
     return { relativeMinutes: seconds === 0 ? 0 : -seconds / 60 };
   }
   if (value instanceof ICAL.Time && !value.isDate && value.zone === ICAL.Timezone.utcTimezone) {
@@ -368,6 +399,9 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
+  // The alarms that were reminders, read before DUE changes (one relative to a DUE that loses its
+  // time was a reminder, and goes with it).
+  const reminders = remindersOf(todo);
   if (setText(todo, 'description', task.description)) {
     // Thunderbird's HTML copy of the description would show the old text in its place.
     todo.removeAllProperties('x-alt-desc');
@@ -388,7 +422,7 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
     }
   }
   updateParent(todo, task.parentUid);
-  updateReminders(todo, task);
+  updateReminders(todo, task, reminders);
   if (sortOrderOf(todo) !== task.sortOrder) {
     todo.removeAllProperties('x-apple-sort-order');
     if (task.sortOrder !== null) todo.addPropertyWithValue('x-apple-sort-order', String(task.sortOrder));
@@ -597,21 +631,20 @@ function sameReminder(a: Reminder, b: Reminder): boolean {
 }
 
 /**
- * A stored alarm that matches a reminder stays as the client wrote it; one Tasklane could show but
- * no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder relative
- * to DUE needs a DUE (RFC 5545 3.8.6.3): without one it is not written.
+ * A stored alarm that matches a reminder stays as the client wrote it; one that was a reminder the
+ * task no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder
+ * relative to DUE needs a DUE with a time (RFC 5545 3.8.6.3; the app asks the same): without one it
+ * is not written.
  */
-function updateReminders(todo: Component, task: TodoRender): void {
+function updateReminders(todo: Component, task: TodoRender, stored: Array<[Component, Reminder]>): void {
   const wanted = [...task.reminders];
-  for (const alarm of todo.getAllSubcomponents('valarm')) {
-    const reminder = reminderOf(alarm);
-    if (!reminder) continue;
+  for (const [alarm, reminder] of stored) {
     const index = wanted.findIndex((each) => sameReminder(each, reminder));
     if (index === -1) todo.removeSubcomponent(alarm);
     else wanted.splice(index, 1);
   }
   for (const reminder of wanted) {
-    if ('at' in reminder || task.dueDate !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
+    if ('at' in reminder || task.dueTime !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
   }
 }
 
