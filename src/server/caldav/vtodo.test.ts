@@ -369,6 +369,27 @@ describe('parseCalendarObject', () => {
     expect(read.categories).toEqual(['Home', 'Errands', 'Garden, front']);
   });
 
+  it('maps the categories a task can hold as labels and keeps the others as content', () => {
+    const names = Array.from({ length: 22 }, (_, index) => `c${index + 1}`);
+    const long = 'x'.repeat(51);
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTODO',
+      'UID:a',
+      `CATEGORIES:${long},${names.join(',')}`,
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    const read = fields(text).categories;
+    expect(read).toEqual(names.slice(0, 20));
+    const out = renderCalendarObject(
+      render({ ...fields(text), categories: ['New', ...read.slice(1)] }),
+      text,
+    );
+    expect(lines(out)).toContain(`CATEGORIES:New,${names.slice(1, 20).join(',')},${long},c21,c22`);
+    expect(fields(out).categories).toEqual(['New', ...names.slice(1, 20)]);
+  });
+
   it('reads the parent from RELATED-TO with RELTYPE=PARENT or none, not CHILD or SIBLING', () => {
     const parent = (...props: string[]) =>
       fields(ics('BEGIN:VCALENDAR', 'BEGIN:VTODO', 'UID:a', ...props, 'END:VTODO', 'END:VCALENDAR'))

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/caldav';
 import { instantInZone, isTimeZone } from '../../common/due';
+import { LABEL_LIMITS } from '../../common/labels';
 import { REMINDER_LIMITS } from '../../common/notifications';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
@@ -137,7 +138,7 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     completed,
     completedAt: completed && completedProperty ? instantOf(completedProperty, calendar).toISOString() : null,
     priority: priorityOf(todo),
-    categories: categoriesOf(todo),
+    categories: categoriesOf(todo).labels,
     parentUid: text(parentProperty(todo)) || null,
     reminders: remindersOf(todo).map(([, reminder]) => reminder),
     sortOrder: sortOrderOf(todo),
@@ -289,19 +290,26 @@ function priorityOf(todo: Component): TodoFields['priority'] {
   return priorityFromIcal(property ? Number(readValue(property)) : null);
 }
 
-function categoriesOf(todo: Component): string[] {
+/**
+ * CATEGORIES, every value of every such property, trimmed, without repeats in another case: the
+ * ones a task can hold as labels (LABEL_LIMITS: 20, of at most 50 characters), and the others,
+ * which are content and are written again with whatever labels the task has.
+ */
+function categoriesOf(todo: Component): { labels: string[]; others: string[] } {
   const seen = new Set<string>();
-  const names: string[] = [];
+  const labels: string[] = [];
+  const others: string[] = [];
   for (const property of todo.getAllProperties('categories')) {
     for (const value of property.getValues()) {
       const name = String(value ?? '').trim();
       const key = name.toLowerCase();
       if (!name || seen.has(key)) continue;
       seen.add(key);
-      names.push(name);
+      const fits = labels.length < LABEL_LIMITS.perTask && name.length <= LABEL_LIMITS.nameMax;
+      (fits ? labels : others).push(name);
     }
   }
-  return names;
+  return { labels, others };
 }
 
 /** RELATED-TO;RELTYPE=PARENT, or without RELTYPE (RFC 5545: PARENT is the default). */
@@ -413,12 +421,18 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
     todo.removeAllProperties('priority');
     if (task.priority !== 4) todo.addPropertyWithValue('priority', priorityToIcal(task.priority));
   }
-  if (!sameNames(categoriesOf(todo), task.categories)) {
+  const categories = categoriesOf(todo);
+  if (!sameNames(categories.labels, task.categories)) {
+    const labels = new Set(task.categories.map((name) => name.toLowerCase()));
+    const names = [
+      ...task.categories,
+      ...categories.others.filter((name) => !labels.has(name.toLowerCase())),
+    ];
     todo.removeAllProperties('categories');
-    if (task.categories.length > 0) {
-      const categories = new ICAL.Property('categories');
-      categories.setValues(task.categories);
-      todo.addProperty(categories);
+    if (names.length > 0) {
+      const property = new ICAL.Property('categories');
+      property.setValues(names);
+      todo.addProperty(property);
     }
   }
   updateParent(todo, task.parentUid);
