@@ -4,6 +4,7 @@ import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/
 import { instantInZone, isTimeZone } from '../../common/due';
 import { LABEL_LIMITS } from '../../common/labels';
 import { REMINDER_LIMITS } from '../../common/notifications';
+import { normalizeRecurrence } from '../../common/recurrence';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
@@ -134,7 +135,7 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     title: text(todo.getFirstProperty('summary')) ?? '',
     description: text(todo.getFirstProperty('description')) || null,
     ...dueOf(todo.getFirstProperty('due'), calendar),
-    recurrence: recurrenceOf(todo.getFirstProperty('rrule')),
+    recurrence: recurrenceOf(todo),
     completed,
     completedAt: completed && completedProperty ? instantOf(completedProperty, calendar).toISOString() : null,
     priority: priorityOf(todo),
@@ -265,13 +266,20 @@ function instantOf(property: Property, calendar: Component): Date {
   return new Date(Date.UTC(utc.year, utc.month - 1, utc.day, utc.hour, utc.minute, utc.second));
 }
 
-function recurrenceOf(property: Property | null): string | null {
+/**
+ * RRULE as the app writes a recurrence (normalizeRecurrence), when the app can hold it: a rule the
+ * app does not repeat by (COUNT, HOURLY) or one without a DUE to repeat is content, and stays.
+ */
+function recurrenceOf(todo: Component): string | null {
+  const property = todo.getFirstProperty('rrule');
   if (!property) return null;
   const value = readValue(property);
   if (!(value instanceof ICAL.Recur) || !value.freq) {
     throw badRequest("The VTODO's RRULE is not a valid recurrence rule");
   }
-  return value.toString();
+  if (!todo.hasProperty('due')) return null;
+  const parsed = normalizeRecurrence(value.toString());
+  return parsed.ok ? parsed.rule : null;
 }
 
 /**
@@ -407,15 +415,20 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
-  // The alarms that were reminders, read before DUE changes (one relative to a DUE that loses its
-  // time was a reminder, and goes with it).
+  // What the alarms and RRULE said before DUE changes (an alarm relative to a DUE that loses its
+  // time was a reminder, and goes with it). A rule written as the task has it is not checked again.
   const reminders = remindersOf(todo);
+  const rule = todo.getFirstProperty('rrule');
+  const recurrence =
+    rule && ruleKey(String(rule.getFirstValue())) === ruleKey(task.recurrence)
+      ? task.recurrence
+      : recurrenceOf(todo);
   if (setText(todo, 'description', task.description)) {
     // Thunderbird's HTML copy of the description would show the old text in its place.
     todo.removeAllProperties('x-alt-desc');
   }
   updateDue(calendar, todo, task);
-  updateRecurrence(todo, task);
+  if (recurrence !== task.recurrence) writeRecurrence(todo, task.recurrence, task.dueTime === null);
   updateCompletion(calendar, todo, task);
   if (priorityOf(todo) !== task.priority) {
     todo.removeAllProperties('priority');
@@ -574,19 +587,25 @@ function ruleKey(rule: string | null): string {
   return rule ? rule.toUpperCase().split(';').filter(Boolean).sort().join(';') : '';
 }
 
-function updateRecurrence(todo: Component, task: TodoRender): void {
-  const current = todo.getFirstProperty('rrule');
-  const value = current ? current.getFirstValue() : null;
-  if (ruleKey(value ? String(value) : null) === ruleKey(task.recurrence)) return;
+/**
+ * Replaces the RRULE, the client's included: the task's recurrence is the one now. Repeating a
+ * date alone, UNTIL is a date too (RFC 5545 3.3.10: the same kind of value as the start).
+ */
+function writeRecurrence(todo: Component, recurrence: string | null, onDates: boolean): void {
   todo.removeAllProperties('rrule');
-  if (!task.recurrence) return;
+  if (!recurrence) return;
   let rule: ICAL.Recur;
   try {
-    rule = ICAL.Recur.fromString(task.recurrence);
+    rule = ICAL.Recur.fromString(recurrence);
   } catch {
     return;
   }
-  if (rule.freq) todo.addPropertyWithValue('rrule', rule);
+  if (!rule.freq) return;
+  if (onDates && rule.until && !rule.until.isDate) {
+    const { year, month, day } = rule.until;
+    rule.until = ICAL.Time.fromData({ year, month, day, isDate: true });
+  }
+  todo.addPropertyWithValue('rrule', rule);
 }
 
 /**
