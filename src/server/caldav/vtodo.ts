@@ -277,8 +277,20 @@ function recurrenceOf(todo: Component): string | null {
     throw badRequest("The VTODO's RRULE is not a valid recurrence rule");
   }
   if (!todo.hasProperty('due')) return null;
-  const parsed = normalizeRecurrence(value.toString());
-  return parsed.ok ? parsed.rule : null;
+  return appRule(value.toString());
+}
+
+// normalizeRecurrence probes the rule for thirty years of dates (a dozen milliseconds for a weekly
+// one); clients use few rules, and a sync reads the same ones again and again: each is checked once.
+const appRules = new Map<string, string | null>();
+function appRule(rule: string): string | null {
+  let normal = appRules.get(rule);
+  if (normal === undefined) {
+    const parsed = normalizeRecurrence(rule);
+    normal = parsed.ok ? parsed.rule : null;
+    if (appRules.size < 1000) appRules.set(rule, normal);
+  }
+  return normal;
 }
 
 /**
