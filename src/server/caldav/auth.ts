@@ -7,11 +7,11 @@ import type { BearerTokenResolver } from '../http/session';
 import type { DavCaller } from './types';
 
 /** Every 401 names the scheme and realm, so clients ask for the username and app password. */
-export const davUnauthorized = () =>
+const davUnauthorized = () =>
   new HttpError(401, CALDAV_MESSAGES.signIn, { 'WWW-Authenticate': `Basic realm="${CALDAV_REALM}"` });
 
 /** `Authorization: Basic base64(username:password)` (RFC 7617); null when absent or not Basic. */
-export function basicCredentials(request: FastifyRequest): { username: string; password: string } | null {
+function basicCredentials(request: FastifyRequest): { username: string; password: string } | null {
   const header = request.headers.authorization;
   const match = header ? /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
   if (!match) return null;

@@ -6,7 +6,7 @@ import { type ProjectColor, type ProjectRole, roleAtLeast } from '../../common/p
 import { createTaskBodySchema, type UpdateTaskInput, updateTaskBodySchema } from '../../common/tasks';
 import { isTimeZone } from '../../common/time-zone';
 import { TOKEN_MESSAGES } from '../../common/tokens';
-import { type Access, mayWrite } from '../access';
+import { type Access, mayWrite, projectNotFound } from '../access';
 import { withChangeSource } from '../activity/source';
 import type { Database, ProjectRow } from '../db/schema';
 import { isUniqueViolation, toBool } from '../db/values';
@@ -70,14 +70,16 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SORT_SCALE = 1000;
 /** The title of a VTODO sent without a SUMMARY (a task needs one). */
 const UNTITLED = 'Untitled task';
-/** Rendered texts kept in memory (about 1 KB each): a first sync renders each task once, not twice. */
-const RENDER_CACHE_SIZE = 20_000;
+/**
+ * Rendered texts kept in memory, in characters (what they are made of counted too): a first sync
+ * renders each task once, not twice. About 20,000 tasks of 1 KB; fewer when clients send large objects.
+ */
+const RENDER_CACHE_CHARS = 48 * 1024 * 1024;
 /** The colour a label created from a client's CATEGORIES gets. */
 const NEW_LABEL_COLOR: ProjectColor = 'grey';
 
-/** One rendered resource and the task it is. */
+/** One rendered resource. */
 interface Rendered {
-  row: DavTaskRow;
   href: string;
   etag: string;
   ics: string;
@@ -118,9 +120,14 @@ export function createCaldavStore({
   const repository = createCaldavRepository(db);
   const sync = createCaldavSync(db, clock);
   const me = (caller: DavCaller) => ({ id: caller.userId });
-  /** Archived tasks completed since then are still resources. */
-  const windowStart = () =>
-    new Date(clock.now().getTime() - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  /**
+   * Archived tasks completed since then are still resources: from the start of a UTC day, so the
+   * window moves when the sync state's fingerprint does (its date).
+   */
+  const windowStart = () => {
+    const today = Date.parse(clock.now().toISOString().slice(0, 10));
+    return new Date(today - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  };
 
   /** The task in Tasklane's terms, as a VTODO says it (held parent and sort order included). */
   const todoOf = (
@@ -173,7 +180,7 @@ export function createCaldavStore({
         : (uids.get(row.parentId) ?? parentUids.get(row.parentId) ?? appTaskUid(row.parentId));
     return rows.map((row): Rendered => {
       const todo = todoOf(row, names.get(row.id) ?? [], taskReminders.get(row.id) ?? [], parentUidOf(row));
-      return { row, href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
+      return { href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
     });
   }
 
@@ -181,17 +188,26 @@ export function createCaldavStore({
    * The text and ETag of a task as `todo` and the client's `stored` text make it, from memory when
    * neither changed since the last time (PROPFIND renders every task, then the multigets the same).
    */
-  const rendered = new Map<number, { todo: string; stored: string | null; ics: string; etag: string }>();
+  type Kept = { todo: string; stored: string | null; ics: string; etag: string; chars: number };
+  const rendered = new Map<number, Kept>();
+  let renderedChars = 0;
+  const forget = (taskId: number) => {
+    renderedChars -= rendered.get(taskId)?.chars ?? 0;
+    rendered.delete(taskId);
+  };
   function renderTodo(taskId: number, todo: TodoRender, stored: string | null) {
     const key = JSON.stringify(todo);
     const kept = rendered.get(taskId);
     if (kept && kept.todo === key && kept.stored === stored) return kept;
     const ics = renderCalendarObject(todo, stored);
-    const fresh = { todo: key, stored, ics, etag: etagOf(ics) };
-    rendered.delete(taskId);
+    const chars = key.length + (stored?.length ?? 0) + ics.length;
+    const fresh = { todo: key, stored, ics, etag: etagOf(ics), chars };
+    forget(taskId);
+    if (chars > RENDER_CACHE_CHARS / 16) return fresh;
     rendered.set(taskId, fresh);
+    renderedChars += chars;
     // The oldest go first (a Map keeps its insertion order).
-    if (rendered.size > RENDER_CACHE_SIZE) rendered.delete(rendered.keys().next().value!);
+    while (renderedChars > RENDER_CACHE_CHARS) forget(rendered.keys().next().value!);
     return fresh;
   }
 
@@ -256,6 +272,14 @@ export function createCaldavStore({
     withData
       ? { href: resource.href, etag: resource.etag, ics: resource.ics }
       : { href: resource.href, etag: resource.etag };
+
+  /**
+   * Reads need membership only: the access module's list scope, which it caches for a moment, so a
+   * sync-collection with nothing new costs no query for it (404 for a non-member, as for no project).
+   */
+  async function assertMember(caller: DavCaller, projectId: number) {
+    if (!(await access.listScope(caller.userId, projectId))) throw projectNotFound();
+  }
 
   /** A write: the token must allow one, and the caller be an editor or more of a project not archived. */
   async function writable(caller: DavCaller, projectId: number) {
@@ -326,11 +350,14 @@ export function createCaldavStore({
     projectId: number,
     taskId: number,
     wanted: TodoFields['reminders'],
+    hasDueTime: boolean,
   ) {
     const current = (await repository.reminders(projectId, [taskId])).get(taskId) ?? [];
     const left = [...current];
     const add: TodoFields['reminders'] = [];
     for (const reminder of wanted) {
+      // Relative to a due time the task does not have (a date alone): the alarm stays as content.
+      if ('relativeMinutes' in reminder && !hasDueTime) continue;
       const i = left.findIndex((row) => rowReminderKey(row) === reminderKey(reminder));
       if (i >= 0) left.splice(i, 1);
       else add.push(reminder);
@@ -410,7 +437,13 @@ export function createCaldavStore({
       input.labelIds = await labelIdsFor(userId, fields.categories);
     }
     if (Object.keys(input).length > 0) await tasks.update(userId, row.id, input, [], { dueTimeZone: zone });
-    await applyReminders(userId, row.projectId, row.id, fields.reminders);
+    await applyReminders(
+      userId,
+      row.projectId,
+      row.id,
+      fields.reminders,
+      Boolean(sent.dueDate && sent.dueTime),
+    );
     const sortPosition = await applySortOrder(userId, row, row.id, fields.sortOrder);
     await repository.keepObject(
       {
@@ -457,37 +490,15 @@ export function createCaldavStore({
     try {
       const [row] = await repository.tasks({ projectId, archivedSince: null, ids: [task.id] });
       if (!row) throw notFound('Task');
+      const hasDueTime = Boolean(task.dueDate && task.dueTime);
+      await applyReminders(userId, projectId, task.id, fields.reminders, hasDueTime);
+      const before = { ...row, uid: fields.uid, href, ical };
+      const sortPosition = await applySortOrder(userId, before, task.id, fields.sortOrder);
+      const parentUid = parent ? null : fields.parentUid;
       await repository.keepObject(
-        {
-          taskId: task.id,
-          uid: fields.uid,
-          href,
-          ical,
-          parentUid: parent ? null : fields.parentUid,
-          sortPosition: null,
-        },
+        { taskId: task.id, uid: fields.uid, href, ical, parentUid, sortPosition },
         clock.now().toISOString(),
       );
-      await applyReminders(userId, projectId, task.id, fields.reminders);
-      const sortPosition = await applySortOrder(
-        userId,
-        { ...row, uid: fields.uid, href, ical },
-        task.id,
-        fields.sortOrder,
-      );
-      if (sortPosition !== null) {
-        await repository.keepObject(
-          {
-            taskId: task.id,
-            uid: fields.uid,
-            href,
-            ical,
-            parentUid: parent ? null : fields.parentUid,
-            sortPosition,
-          },
-          clock.now().toISOString(),
-        );
-      }
     } catch (error) {
       // Nothing half-written: the task goes again (its caldav_objects row with it).
       await tasks.remove(userId, task.id).catch(() => undefined);
@@ -505,7 +516,7 @@ export function createCaldavStore({
   }
 
   async function findOne(caller: DavCaller, projectId: number, href: string): Promise<Rendered> {
-    await access.requireProjectRole(me(caller), projectId, 'viewer');
+    await assertMember(caller, projectId);
     const row = (await resolve(projectId, [href])).get(href);
     if (!row) throw notFound('Resource');
     const [rendered] = await render(caller.userId, projectId, [row], false);
@@ -538,7 +549,7 @@ export function createCaldavStore({
     },
 
     async resources(caller, projectId, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       if (withData) {
         return (await renderCollection(caller.userId, projectId)).map((resource) =>
           asResource(resource, true),
@@ -551,7 +562,7 @@ export function createCaldavStore({
     },
 
     async resourcesByHref(caller, projectId, hrefs, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const rows = await resolve(projectId, [...new Set(hrefs)]);
       const rendered = await render(caller.userId, projectId, [...rows.values()], false);
       const byHref = new Map(rendered.map((resource) => [resource.href, resource]));
@@ -566,13 +577,22 @@ export function createCaldavStore({
     },
 
     async changesSince(caller, projectId, token, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const state = await stateOf(caller.userId, projectId);
       let after: number | null = null;
       if (token) {
         const seq = tokenSeq(projectId, token);
         if (seq === undefined || seq > state.seq || seq < state.minSeq) throw new DavSyncTokenError();
         after = seq;
+      }
+      if (after === null && withData) {
+        // Everything: the whole collection rendered in one query per kind.
+        const all = await renderCollection(caller.userId, projectId);
+        return {
+          syncToken: syncToken(projectId, state.seq),
+          changed: all.map((resource) => asResource(resource, true)),
+          deleted: [],
+        };
       }
       const entries = await sync.entries(caller.userId, projectId, after);
       const live = entries.filter((entry) => !entry.deleted);

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/caldav';
-import { instantInZone, isTimeZone as isZoneName } from '../../common/due';
+import { instantInZone, isTimeZone } from '../../common/due';
+import { LABEL_LIMITS } from '../../common/labels';
+import { REMINDER_LIMITS } from '../../common/notifications';
+import { normalizeRecurrence } from '../../common/recurrence';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
+import { keptText, originalsOf, serialise } from './ical-text';
 import { DavPreconditionError, type TodoFields, type TodoRender } from './types';
 
 /**
@@ -21,20 +25,7 @@ type Time = ICAL.Time;
 type Reminder = TodoFields['reminders'][number];
 type Due = Pick<TodoFields, 'dueDate' | 'dueTime' | 'dueTimeZone'>;
 
-const CRLF = '\r\n';
-
-// Asking Intl whether a name is a zone costs a quarter of a millisecond, and a first sync reads and
-// writes thousands of tasks in a handful of zones: each name is asked once.
-const zoneNames = new Map<string, boolean>();
-function isTimeZone(zone: string): boolean {
-  let known = zoneNames.get(zone);
-  if (known === undefined) {
-    known = isZoneName(zone);
-    if (zoneNames.size < 1000) zoneNames.set(zone, known);
-  }
-  return known;
-}
-export const PRODID = '-//Tasklane//Tasklane//EN';
+const PRODID = '-//Tasklane//Tasklane//EN';
 
 /** The strong ETag of a rendered text: `"` + sha256 base64url, first 27 characters, + `"`. */
 export function etagOf(text: string): string {
@@ -75,6 +66,7 @@ function readCalendar(text: string): Component {
   if (firstLine.trim().toUpperCase() !== 'BEGIN:VCALENDAR') {
     throw badRequest(CALDAV_MESSAGES.notCalendar);
   }
+  if (tooDeep(body)) throw badRequest(`${CALDAV_MESSAGES.notCalendar}: components nested too deep`);
   let jcal: unknown;
   try {
     jcal = ICAL.parse(body);
@@ -84,6 +76,20 @@ function readCalendar(text: string): Component {
   // Several top-level components (two VCALENDARs, or text after END:VCALENDAR) come as a list.
   if (!Array.isArray(jcal) || jcal[0] !== 'vcalendar') throw badRequest(CALDAV_MESSAGES.notCalendar);
   return new ICAL.Component(jcal);
+}
+
+/**
+ * Real objects nest three deep (VCALENDAR, VTODO, VALARM); thousands of nested components would
+ * overflow the stack of whatever walks them.
+ */
+const MAX_DEPTH = 10;
+function tooDeep(body: string): boolean {
+  let depth = 0;
+  for (const [, boundary] of body.matchAll(/^(BEGIN|END):/gim)) {
+    depth += boundary?.toUpperCase() === 'BEGIN' ? 1 : -1;
+    if (depth > MAX_DEPTH) return true;
+  }
+  return false;
 }
 
 /** A stored text was accepted once, so it parses; should it not, the task is written afresh. */
@@ -128,16 +134,13 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     title: text(todo.getFirstProperty('summary')) ?? '',
     description: text(todo.getFirstProperty('description')) || null,
     ...dueOf(todo.getFirstProperty('due'), calendar),
-    recurrence: recurrenceOf(todo.getFirstProperty('rrule')),
+    recurrence: recurrenceOf(todo),
     completed,
     completedAt: completed && completedProperty ? instantOf(completedProperty, calendar).toISOString() : null,
     priority: priorityOf(todo),
-    categories: categoriesOf(todo),
+    categories: categoriesOf(todo).labels,
     parentUid: text(parentProperty(todo)) || null,
-    reminders: todo
-      .getAllSubcomponents('valarm')
-      .map(reminderOf)
-      .filter((reminder): reminder is Reminder => reminder !== null),
+    reminders: remindersOf(todo).map(([, reminder]) => reminder),
     sortOrder: sortOrderOf(todo),
   };
 }
@@ -180,8 +183,8 @@ function dueOf(property: Property | null, calendar: Component): Due {
   const time = timeOf(property);
   if (time.isDate) return { dueDate: dateOf(time), dueTime: null, dueTimeZone: null };
   const tzid = property.getFirstParameter('tzid');
-  if (tzid && isTimeZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
-  if (tzid && definedZone(calendar, tzid)) {
+  if (tzid && knownZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
+  if (tzid && usableZone(calendar, tzid)) {
     const utc = time.convertToZone(ICAL.Timezone.utcTimezone);
     return { dueDate: dateOf(utc), dueTime: clockOf(utc), dueTimeZone: 'UTC' };
   }
@@ -189,31 +192,105 @@ function dueOf(property: Property | null, calendar: Component): Due {
   return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: utc ? 'UTC' : null };
 }
 
-function definedZone(calendar: Component, tzid: string): boolean {
+// Asking Intl whether a name is a zone costs a quarter of a millisecond, and a first sync reads and
+// writes thousands of tasks in a handful of zones: each name is asked once (up to a bound, as the
+// names come from clients).
+const zoneNames = new Map<string, boolean>();
+function knownZone(zone: string): boolean {
+  let known = zoneNames.get(zone);
+  if (known === undefined) {
+    known = isTimeZone(zone);
+    if (zoneNames.size < 1000) zoneNames.set(zone, known);
+  }
+  return known;
+}
+
+function zoneOf(calendar: Component, tzid: string): Component | undefined {
   return calendar
     .getAllSubcomponents('vtimezone')
-    .some((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+    .find((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+}
+
+const definedZone = (calendar: Component, tzid: string) => zoneOf(calendar, tzid) !== undefined;
+
+/**
+ * Whether a client's own VTIMEZONE (a zone IANA does not name) can be used to find an instant.
+ * ical.js expands a zone's rules from their start to the time asked, so a rule a real zone never
+ * has (FREQ=SECONDLY since 1601, a day that never comes) would hold the server for minutes: only
+ * the yearly rules of real zones are followed, in a few observances. Another zone is as if
+ * absent: the time is read as the wall clock it says.
+ */
+function usableZone(calendar: Component, tzid: string): boolean {
+  const observances = zoneOf(calendar, tzid)?.getAllSubcomponents() ?? [];
+  if (observances.length === 0 || observances.length > 12) return false;
+  return observances.every((observance) => observance.getAllProperties('rrule').every(isZoneRule));
+}
+
+/** The parts of a real zone's yearly rule, each with one value ('BYMONTH=10;BYDAY=-1SU'). */
+const ZONE_RULE_PARTS: Record<string, RegExp> = {
+  BYMONTH: /^([1-9]|1[0-2])$/,
+  BYDAY: /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/,
+  BYMONTHDAY: /^-?([1-9]|1\d|2[0-8])$/,
+};
+
+function isZoneRule(property: Property): boolean {
+  let rule: unknown;
+  try {
+    rule = property.getFirstValue();
+  } catch {
+    return false;
+  }
+  if (!(rule instanceof ICAL.Recur) || rule.freq !== 'YEARLY' || rule.interval !== 1) return false;
+  return Object.entries(rule.parts).every(([name, values]) => {
+    const allowed = ZONE_RULE_PARTS[name];
+    const list = Array.isArray(values) ? values : [values];
+    // BYMONTHDAY=8,9,…,14;BYDAY=SU is how some write 'the second Sunday'.
+    return (
+      allowed !== undefined &&
+      (list.length === 1 || name === 'BYMONTHDAY') &&
+      list.every((v) => allowed.test(String(v)))
+    );
+  });
 }
 
 /** The instant a date-time names (a date: its midnight in UTC; floating: read as UTC). */
 function instantOf(property: Property, calendar: Component): Date {
   const time = timeOf(property);
   const tzid = property.getFirstParameter('tzid');
-  if (tzid && !time.isDate && isTimeZone(tzid)) {
+  if (tzid && !time.isDate && knownZone(tzid)) {
     const at = instantInZone(dateOf(time), clockOf(time), tzid);
     if (at) return new Date(at.getTime() + time.second * 1000);
   }
-  const utc = tzid && definedZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
+  const utc = tzid && usableZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
   return new Date(Date.UTC(utc.year, utc.month - 1, utc.day, utc.hour, utc.minute, utc.second));
 }
 
-function recurrenceOf(property: Property | null): string | null {
+/**
+ * RRULE as the app writes a recurrence (normalizeRecurrence), when the app can hold it: a rule the
+ * app does not repeat by (COUNT, HOURLY) or one without a DUE to repeat is content, and stays.
+ */
+function recurrenceOf(todo: Component): string | null {
+  const property = todo.getFirstProperty('rrule');
   if (!property) return null;
   const value = readValue(property);
   if (!(value instanceof ICAL.Recur) || !value.freq) {
     throw badRequest("The VTODO's RRULE is not a valid recurrence rule");
   }
-  return value.toString();
+  if (!todo.hasProperty('due')) return null;
+  return appRule(value.toString());
+}
+
+// normalizeRecurrence probes the rule for thirty years of dates (a dozen milliseconds for a weekly
+// one); clients use few rules, and a sync reads the same ones again and again: each is checked once.
+const appRules = new Map<string, string | null>();
+function appRule(rule: string): string | null {
+  let normal = appRules.get(rule);
+  if (normal === undefined) {
+    const parsed = normalizeRecurrence(rule);
+    normal = parsed.ok ? parsed.rule : null;
+    if (appRules.size < 1000) appRules.set(rule, normal);
+  }
+  return normal;
 }
 
 /**
@@ -232,19 +309,26 @@ function priorityOf(todo: Component): TodoFields['priority'] {
   return priorityFromIcal(property ? Number(readValue(property)) : null);
 }
 
-function categoriesOf(todo: Component): string[] {
+/**
+ * CATEGORIES, every value of every such property, trimmed, without repeats in another case: the
+ * ones a task can hold as labels (LABEL_LIMITS: 20, of at most 50 characters), and the others,
+ * which are content and are written again with whatever labels the task has.
+ */
+function categoriesOf(todo: Component): { labels: string[]; others: string[] } {
   const seen = new Set<string>();
-  const names: string[] = [];
+  const labels: string[] = [];
+  const others: string[] = [];
   for (const property of todo.getAllProperties('categories')) {
     for (const value of property.getValues()) {
       const name = String(value ?? '').trim();
       const key = name.toLowerCase();
       if (!name || seen.has(key)) continue;
       seen.add(key);
-      names.push(name);
+      const fits = labels.length < LABEL_LIMITS.perTask && name.length <= LABEL_LIMITS.nameMax;
+      (fits ? labels : others).push(name);
     }
   }
-  return names;
+  return { labels, others };
 }
 
 /** RELATED-TO;RELTYPE=PARENT, or without RELTYPE (RFC 5545: PARENT is the default). */
@@ -258,11 +342,29 @@ function parentProperty(todo: Component): Property | null {
 }
 
 /**
- * A VALARM Tasklane can show: a TRIGGER relative to DUE (RELATED=END) at or before it, in whole
- * minutes, or at a UTC instant. Anything else (relative to DTSTART, the default; after DUE) is
- * content, as is an alarm whose trigger ical.js cannot read.
+ * The VALARMs that are the task's reminders, with what each says: the first ten (a task's most,
+ * REMINDER_LIMITS) that Tasklane can show. Any other alarm is content and stays as sent, so the
+ * same alarms are reminders when a client's object is read and when it is written again.
  */
-function reminderOf(alarm: Component): Reminder | null {
+function remindersOf(todo: Component): Array<[Component, Reminder]> {
+  const due = todo.getFirstProperty('due');
+  const timed = due !== null && !timeOf(due).isDate;
+  const found: Array<[Component, Reminder]> = [];
+  for (const alarm of todo.getAllSubcomponents('valarm')) {
+    const reminder = reminderOf(alarm, timed);
+    if (reminder) found.push([alarm, reminder]);
+    if (found.length === REMINDER_LIMITS.perTask) break;
+  }
+  return found;
+}
+
+/**
+ * A VALARM Tasklane can show: a TRIGGER relative to a DUE with a time (RELATED=END) at or up to
+ * four weeks before it, in whole minutes, or at a UTC instant. Anything else (relative to DTSTART,
+ * the default; after DUE; to a date alone) is content, as is an alarm whose trigger ical.js cannot
+ * read.
+ */
+function reminderOf(alarm: Component, timedDue: boolean): Reminder | null {
   const trigger = alarm.getFirstProperty('trigger');
   if (!trigger) return null;
   let value: unknown;
@@ -272,9 +374,9 @@ function reminderOf(alarm: Component): Reminder | null {
     return null;
   }
   if (value instanceof ICAL.Duration) {
-    if ((trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
+    if (!timedDue || (trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
     const seconds = value.toSeconds();
-    if (seconds > 0 || seconds % 60 !== 0) return null;
+    if (seconds > 0 || seconds % 60 !== 0 || -seconds / 60 > REMINDER_LIMITS.relativeMinutesMax) return null;
     return { relativeMinutes: seconds === 0 ? 0 : -seconds / 60 };
   }
   if (value instanceof ICAL.Time && !value.isDate && value.zone === ICAL.Timezone.utcTimezone) {
@@ -288,12 +390,6 @@ function sortOrderOf(todo: Component): number | null {
   if (!value || !/^[+-]?\d+$/.test(value)) return null;
   const order = Number(value);
   return Number.isSafeInteger(order) ? order : null;
-}
-
-/** The client's text, with CRLF line ends (RFC 5545 3.1) and a final one. */
-function keptText(text: string): string {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n|\r|\n/g, CRLF);
-  return lines.endsWith(CRLF) ? lines : lines + CRLF;
 }
 
 // ---- Writing -------------------------------------------------------------------------------
@@ -324,27 +420,41 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
+  // What the alarms and RRULE said before DUE changes (an alarm relative to a DUE that loses its
+  // time was a reminder, and goes with it). A rule written as the task has it is not checked again.
+  const reminders = remindersOf(todo);
+  const rule = todo.getFirstProperty('rrule');
+  const recurrence =
+    rule && ruleKey(String(rule.getFirstValue())) === ruleKey(task.recurrence)
+      ? task.recurrence
+      : recurrenceOf(todo);
   if (setText(todo, 'description', task.description)) {
     // Thunderbird's HTML copy of the description would show the old text in its place.
     todo.removeAllProperties('x-alt-desc');
   }
   updateDue(calendar, todo, task);
-  updateRecurrence(todo, task);
-  updateCompletion(todo, task);
+  if (recurrence !== task.recurrence) writeRecurrence(todo, task.recurrence, task.dueTime === null);
+  updateCompletion(calendar, todo, task);
   if (priorityOf(todo) !== task.priority) {
     todo.removeAllProperties('priority');
     if (task.priority !== 4) todo.addPropertyWithValue('priority', priorityToIcal(task.priority));
   }
-  if (!sameNames(categoriesOf(todo), task.categories)) {
+  const categories = categoriesOf(todo);
+  if (!sameNames(categories.labels, task.categories)) {
+    const labels = new Set(task.categories.map((name) => name.toLowerCase()));
+    const names = [
+      ...task.categories,
+      ...categories.others.filter((name) => !labels.has(name.toLowerCase())),
+    ];
     todo.removeAllProperties('categories');
-    if (task.categories.length > 0) {
-      const categories = new ICAL.Property('categories');
-      categories.setValues(task.categories);
-      todo.addProperty(categories);
+    if (names.length > 0) {
+      const property = new ICAL.Property('categories');
+      property.setValues(names);
+      todo.addProperty(property);
     }
   }
   updateParent(todo, task.parentUid);
-  updateReminders(todo, task);
+  updateReminders(todo, task, reminders);
   if (sortOrderOf(todo) !== task.sortOrder) {
     todo.removeAllProperties('x-apple-sort-order');
     if (task.sortOrder !== null) todo.addPropertyWithValue('x-apple-sort-order', String(task.sortOrder));
@@ -437,8 +547,10 @@ function dueProperty(due: Due): Property | null {
     property.setParameter('tzid', zone);
     property.setValue(ICAL.Time.fromData({ year, month, day, hour, minute, second: 0 }));
   } else {
-    const at = instantInZone(due.dueDate, due.dueTime, zone) ?? new Date(Date.UTC(year, month - 1, day));
-    property.setValue(ICAL.Time.fromJSDate(at, true));
+    const at = zone === 'UTC' ? null : instantInZone(due.dueDate, due.dueTime, zone);
+    property.setValue(
+      ICAL.Time.fromJSDate(at ?? new Date(Date.UTC(year, month - 1, day, hour, minute)), true),
+    );
   }
   return property;
 }
@@ -449,12 +561,13 @@ function renamed(property: Property, name: string): Property {
 }
 
 // Building a VTIMEZONE takes about a millisecond and a first sync renders thousands of tasks in a
-// handful of zones: each zone's definition is built once (null: a zone with none, written in UTC).
+// handful of zones: each IANA zone's definition is built once (null: none, the time goes in UTC).
 const zoneDefinitions = new Map<string, unknown[] | null>();
 function zoneDefinition(zone: string): unknown[] | null {
+  if (!knownZone(zone)) return null;
   let jcal = zoneDefinitions.get(zone);
   if (jcal === undefined) {
-    const block = isTimeZone(zone) ? vtimezone(zone) : null;
+    const block = vtimezone(zone);
     jcal = block ? (ICAL.parse(block) as unknown[]) : null;
     zoneDefinitions.set(zone, jcal);
   }
@@ -479,31 +592,43 @@ function ruleKey(rule: string | null): string {
   return rule ? rule.toUpperCase().split(';').filter(Boolean).sort().join(';') : '';
 }
 
-function updateRecurrence(todo: Component, task: TodoRender): void {
-  const current = todo.getFirstProperty('rrule');
-  const value = current ? current.getFirstValue() : null;
-  if (ruleKey(value ? String(value) : null) === ruleKey(task.recurrence)) return;
+/**
+ * Replaces the RRULE, the client's included: the task's recurrence is the one now. Repeating a
+ * date alone, UNTIL is a date too (RFC 5545 3.3.10: the same kind of value as the start).
+ */
+function writeRecurrence(todo: Component, recurrence: string | null, onDates: boolean): void {
   todo.removeAllProperties('rrule');
-  if (!task.recurrence) return;
+  if (!recurrence) return;
   let rule: ICAL.Recur;
   try {
-    rule = ICAL.Recur.fromString(task.recurrence);
+    rule = ICAL.Recur.fromString(recurrence);
   } catch {
     return;
   }
-  if (rule.freq) todo.addPropertyWithValue('rrule', rule);
+  if (!rule.freq) return;
+  if (onDates && rule.until && !rule.until.isDate) {
+    const { year, month, day } = rule.until;
+    rule.until = ICAL.Time.fromData({ year, month, day, isDate: true });
+  }
+  todo.addPropertyWithValue('rrule', rule);
 }
 
 /**
  * Completed: STATUS:COMPLETED with its COMPLETED stamp (and a PERCENT-COMPLETE, if the client
  * keeps one, at 100). Reopened: STATUS:NEEDS-ACTION, no stamp, no PERCENT-COMPLETE of 100.
  */
-function updateCompletion(todo: Component, task: TodoRender): void {
+function updateCompletion(calendar: Component, todo: Component, task: TodoRender): void {
   const status = (text(todo.getFirstProperty('status')) ?? '').toUpperCase();
   const percent = todo.getFirstProperty('percent-complete');
   if (task.completed) {
     if (status !== 'COMPLETED') setProperty(todo, 'status', statusProperty('COMPLETED'));
-    setProperty(todo, 'completed', utcProperty('completed', task.completedAt ?? task.updatedAt));
+    const stamp = todo.getFirstProperty('completed');
+    const at = task.completedAt ?? task.updatedAt;
+    // The same second, however the client wrote it (a TZID, a floating time), is the same stamp.
+    const second = (time: number) => Math.floor(time / 1000);
+    if (!stamp || second(instantOf(stamp, calendar).getTime()) !== second(Date.parse(at))) {
+      setProperty(todo, 'completed', utcProperty('completed', at));
+    }
     if (percent && Number(percent.getFirstValue()) !== 100) percent.setValue(100);
     return;
   }
@@ -544,21 +669,20 @@ function sameReminder(a: Reminder, b: Reminder): boolean {
 }
 
 /**
- * A stored alarm that matches a reminder stays as the client wrote it; one Tasklane could show but
- * no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder relative
- * to DUE needs a DUE (RFC 5545 3.8.6.3): without one it is not written.
+ * A stored alarm that matches a reminder stays as the client wrote it; one that was a reminder the
+ * task no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder
+ * relative to DUE needs a DUE with a time (RFC 5545 3.8.6.3; the app asks the same): without one it
+ * is not written.
  */
-function updateReminders(todo: Component, task: TodoRender): void {
+function updateReminders(todo: Component, task: TodoRender, stored: Array<[Component, Reminder]>): void {
   const wanted = [...task.reminders];
-  for (const alarm of todo.getAllSubcomponents('valarm')) {
-    const reminder = reminderOf(alarm);
-    if (!reminder) continue;
+  for (const [alarm, reminder] of stored) {
     const index = wanted.findIndex((each) => sameReminder(each, reminder));
     if (index === -1) todo.removeSubcomponent(alarm);
     else wanted.splice(index, 1);
   }
   for (const reminder of wanted) {
-    if ('at' in reminder || task.dueDate !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
+    if ('at' in reminder || task.dueTime !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
   }
 }
 
@@ -576,106 +700,4 @@ function alarmOf(reminder: Reminder, title: string): Component {
   }
   alarm.addProperty(trigger);
   return alarm;
-}
-
-// ---- Text ----------------------------------------------------------------------------------
-
-/** A stored property: its line as the client wrote it (unfolded), and as ical.js writes it. */
-interface Original {
-  line: string;
-  written: string;
-}
-
-/** A component's content lines as they stand in a text, unfolded, without reading their values. */
-interface RawComponent {
-  name: string;
-  lines: string[];
-  children: RawComponent[];
-}
-
-function rawComponents(text: string): RawComponent[] {
-  const root: RawComponent = { name: '', lines: [], children: [] };
-  const open = [root];
-  const unfolded = keptText(text)
-    .replace(/\r\n[ \t]/g, '')
-    .split(CRLF);
-  for (const line of unfolded) {
-    if (!line) continue;
-    const parent = open[open.length - 1] as RawComponent;
-    const boundary = /^(BEGIN|END):(.*)$/i.exec(line);
-    if (boundary?.[1]?.toUpperCase() === 'BEGIN') {
-      const child: RawComponent = { name: (boundary[2] ?? '').trim().toLowerCase(), lines: [], children: [] };
-      parent.children.push(child);
-      open.push(child);
-    } else if (boundary && open.length > 1) open.pop();
-    else parent.lines.push(line);
-  }
-  return root.children;
-}
-
-/**
- * Pairs each property ical.js read from `text` with its line as sent. ical.js writes some things
- * its own way (it drops a VALUE parameter that names the default type, escapes a ';' in TEXT,
- * quotes parameters as it likes); a property the render does not change is written back as the
- * client wrote it. Properties pair up in order; a component whose count differs is left unpaired.
- */
-function originalsOf(calendar: Component, text: string): WeakMap<Property, Original> {
-  const originals = new WeakMap<Property, Original>();
-  const pair = (component: Component, raw: RawComponent) => {
-    if (component.name !== raw.name) return;
-    const properties = component.getAllProperties();
-    if (properties.length === raw.lines.length) {
-      for (const [index, property] of properties.entries()) {
-        originals.set(property, { line: raw.lines[index] as string, written: property.toICALString() });
-      }
-    }
-    const children = component.getAllSubcomponents();
-    if (children.length === raw.children.length) {
-      for (const [index, child] of children.entries()) pair(child, raw.children[index] as RawComponent);
-    }
-  };
-  const [raw] = rawComponents(text);
-  if (raw) pair(calendar, raw);
-  return originals;
-}
-
-/** The object's text: CRLF line ends, each line folded at 75 octets (RFC 5545 3.1), a final CRLF. */
-function serialise(calendar: Component, originals = new WeakMap<Property, Original>()): string {
-  const out: string[] = [];
-  const write = (component: Component) => {
-    out.push(`BEGIN:${component.name.toUpperCase()}`);
-    for (const property of component.getAllProperties()) {
-      const written = property.toICALString();
-      const original = originals.get(property);
-      out.push(fold(original && original.written === written ? original.line : written));
-    }
-    for (const child of component.getAllSubcomponents()) write(child);
-    out.push(`END:${component.name.toUpperCase()}`);
-  };
-  write(calendar);
-  return out.join(CRLF) + CRLF;
-}
-
-const FOLD_OCTETS = 75;
-
-/** Folds a content line so that no line, its leading space included, is over 75 octets. */
-function fold(line: string): string {
-  if (Buffer.byteLength(line) <= FOLD_OCTETS) return line;
-  const parts: string[] = [];
-  let part = '';
-  let octets = 0;
-  let limit = FOLD_OCTETS;
-  for (const char of line) {
-    const size = Buffer.byteLength(char);
-    if (octets + size > limit) {
-      parts.push(part);
-      part = '';
-      octets = 0;
-      limit = FOLD_OCTETS - 1;
-    }
-    part += char;
-    octets += size;
-  }
-  parts.push(part);
-  return parts.join(`${CRLF} `);
 }
