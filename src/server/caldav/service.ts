@@ -108,6 +108,18 @@ const reminderKey = (reminder: { at: string } | { relativeMinutes: number }) =>
 const rowReminderKey = (row: DavReminderRow) =>
   row.at !== null ? `at:${Date.parse(row.at)}` : `before:${row.relativeMinutes}`;
 
+/**
+ * Whether the server made of a client's object something the client did not say: a recurring task
+ * it completed moved on to its next date. The PUT then answers an ETag that is not the resource's
+ * (that of the text sent), so the client's next sync finds the resource changed and reads it again,
+ * instead of keeping its completed copy as current. Our own stamps (DTSTAMP, LAST-MODIFIED) are not
+ * such a change: every client expects a server to keep them.
+ */
+function movedOn(sent: TodoFields, stored: string): boolean {
+  const now = parseCalendarObject(stored).fields;
+  return now.completed !== sent.completed || now.dueDate !== sent.dueDate || now.dueTime !== sent.dueTime;
+}
+
 export function createCaldavStore({
   db,
   access,
@@ -634,7 +646,7 @@ export function createCaldavStore({
         const row = (await resolve(projectId, [href], true)).get(href);
         if (!row) throw notFound('Resource');
         const [after] = await render(caller.userId, projectId, [row], false);
-        return { created: !existing, etag: after!.etag };
+        return { created: !existing, etag: movedOn(fields, after!.ics) ? etagOf(body) : after!.etag };
       });
     },
 

@@ -487,13 +487,15 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
       'RRULE:FREQ=WEEKLY',
       'STATUS:COMPLETED',
     );
-    await dav(caller, (store) => store.put(caller, alice.inboxId, href, body, {}));
+    const put = await dav(caller, (store) => store.put(caller, alice.inboxId, href, body, {}));
     const after: Task = (await getTask(alice, task.id)).json();
     expect(after.completed).toBe(false);
     expect(after.dueDate! > '2026-12-04').toBe(true);
-    expect((await dav(caller, (store) => store.get(caller, alice.inboxId, href))).ics).not.toContain(
-      'STATUS:COMPLETED',
-    );
+    const current = await dav(caller, (store) => store.get(caller, alice.inboxId, href));
+    expect(current.ics).not.toContain('STATUS:COMPLETED');
+    // The PUT's ETag is not the moved task's: the client, holding its completed copy, sees at its
+    // next sync that the resource is not what it sent, and reads it again.
+    expect(put.etag).not.toBe(current.etag);
   });
 
   it('holds a sub-task that arrives before its parent and attaches it when the parent arrives', async () => {
