@@ -32,6 +32,8 @@ import { createSessionCache } from './auth/session-cache';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
+import { createCaldavStore } from './caldav/service';
+import type { DavStore } from './caldav/types';
 import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
 import { commentRoutes } from './comments/routes';
 import { createCommentService } from './comments/service';
@@ -128,6 +130,8 @@ export interface AppServices {
   jobs: JobQueue;
   /** Notifications and their channels: `addChannel(createPushChannel(push))` adds push. */
   notifications: NotificationService;
+  /** The CalDAV store (issue 30): what the WebDAV routes ask, and tests call directly. */
+  caldav: DavStore;
 }
 
 /** Builds the whole app without listening, so tests can `inject` into a fresh one. */
@@ -347,7 +351,17 @@ export async function buildApp(
     }),
   });
   await tasksRoutes(app, { tasks, checklists });
-  await labelRoutes(app, { labels: createLabelService({ db: kysely, live, projectEvents }) });
+  const labels = createLabelService({ db: kysely, live, projectEvents });
+  await labelRoutes(app, { labels });
+  const caldav = createCaldavStore({
+    db: kysely,
+    access,
+    tasks,
+    labels,
+    reminders,
+    clock,
+    appUrl: config.appUrl,
+  });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
   await dataRoutes(app, {
@@ -414,7 +428,7 @@ export async function buildApp(
   app.addHook('onClose', async () => live.close());
   return {
     app,
-    ctx: { config, db, logger, users, auth, fileStore, live, clock, jobs, notifications, push },
+    ctx: { config, db, logger, users, auth, fileStore, live, clock, jobs, notifications, push, caldav },
     routes,
   };
 }

@@ -7,6 +7,7 @@ import {
 } from '../../common/activity';
 import type { Database } from '../db/schema';
 import { nowIso, toIso } from '../db/values';
+import { changeSource } from './source';
 
 /** One thing that happened to a task, as a feature records it. */
 export interface ActivityRecord {
@@ -25,10 +26,12 @@ const isKind = (value: string): value is ActivityKind =>
 
 /**
  * The activity log (issue 21). Features record through `recordActivity` with the transaction of
- * the change itself, so the log never tells of a change that did not happen, nor misses one.
+ * the change itself, so the log never tells of a change that did not happen, nor misses one. A
+ * change made through another door (CalDAV, ./source.ts) says so in each entry's `data.via`.
  */
 export async function recordActivity(db: Kysely<Database>, records: ActivityRecord[]): Promise<void> {
   const at = nowIso();
+  const via = changeSource();
   for (let start = 0; start < records.length; start += BATCH) {
     await db
       .insertInto('activity')
@@ -37,7 +40,7 @@ export async function recordActivity(db: Kysely<Database>, records: ActivityReco
           task_id: record.taskId,
           actor_id: record.actorId,
           kind: record.kind,
-          data: JSON.stringify(record.data ?? {}),
+          data: JSON.stringify(via ? { ...record.data, via } : (record.data ?? {})),
           at,
         })),
       )

@@ -1149,6 +1149,8 @@ function caldav(dialect: DialectName): Migration {
         .addColumn('href', 'text', (col) => col.notNull())
         .addColumn('ical', 'text')
         .addColumn('parent_uid', 'text')
+        /** The task's position when the client's X-APPLE-SORT-ORDER was taken: while it is, that order is sent back. */
+        .addColumn('sort_position', dialect === 'postgres' ? 'double precision' : 'real')
         .execute();
       await db.schema.createIndex('caldav_objects_uid_idx').on('caldav_objects').column('uid').execute();
       await db.schema.createIndex('caldav_objects_href_idx').on('caldav_objects').column('href').execute();

@@ -554,6 +554,8 @@ export interface CaldavObjectsTable {
   href: string;
   ical: string | null;
   parent_uid: string | null;
+  /** The task's position when the client's X-APPLE-SORT-ORDER was taken (null: none taken). */
+  sort_position: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A person's view of a project as a CalDAV collection: the sequence sync tokens count. */

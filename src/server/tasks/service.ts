@@ -23,6 +23,7 @@ import {
 import type { Access, ProjectMemberSummary } from '../access';
 import { projectNotFound, taskNotFound } from '../access';
 import { type ActivityRecord, recordActivity } from '../activity/repository';
+import { type ChangeSource, changeSource, withChangeSource } from '../activity/source';
 import { userTimeZone } from '../auth/users';
 import type { DialectName } from '../db';
 import { createGroupCommit } from '../db/group-commit';
@@ -90,6 +91,14 @@ export interface TaskServiceDeps {
 /** How a completion is asked for: `final` ends a recurring task's series (POST .../complete). */
 export interface CompleteOptions {
   final?: boolean;
+}
+
+/**
+ * A write that names the zone of its due time (issue 30: a CalDAV client's DUE;TZID=…), instead of
+ * the caller's zone as the app's writes have it. Not part of the public API.
+ */
+export interface DueZoneOptions {
+  dueTimeZone?: string;
 }
 
 /** Who is asking: the session's or the token's user. */
@@ -362,12 +371,20 @@ export function createTaskService({
     db,
     async (
       trx,
-      { userId, labelIds, task }: { userId: number; labelIds?: number[]; task: NewTaskOnTop },
+      {
+        userId,
+        labelIds,
+        task,
+        source,
+      }: { userId: number; labelIds?: number[]; task: NewTaskOnTop; source?: ChangeSource },
     ): Promise<Task> => {
       const repository = createTaskRepository(trx, dialect);
       const inserted = await repository.insertAtTop(task);
       if (labelIds?.length) await repository.setOwnLabels(inserted.id, userId, labelIds);
-      await recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]);
+      // A group is written in the first item's context: each item says where it came from.
+      await withChangeSource(source, () =>
+        recordActivity(trx, [{ taskId: inserted.id, actorId: userId, kind: 'created' }]),
+      );
       return labelIds?.length ? withAssignees(inserted, repository) : toTask(inserted);
     },
     (created) =>
@@ -383,7 +400,12 @@ export function createTaskService({
    * section, after the parent's last sub-task. Written in a transaction of its own (not the group
    * commit's), with 'added the sub-task' on the parent.
    */
-  const createSubtask = async (userId: Caller, input: CreateTaskInput, parentId: number): Promise<Task> => {
+  const createSubtask = async (
+    userId: Caller,
+    input: CreateTaskInput,
+    parentId: number,
+    options: DueZoneOptions,
+  ): Promise<Task> => {
     const parent = await parentFor(userId, parentId, 'editor');
     if (input.projectId !== undefined && input.projectId !== parent.project_id) {
       throw badRequest(TASK_MESSAGES.parentOtherProject);
@@ -392,7 +414,7 @@ export function createTaskService({
     await assertOwnAgent(userId, input.contextId);
     const labelIds = await checkOwnLabels(userId, input.labelIds);
     assertDated(input.dueDate, input.dueTime, input.recurrence);
-    const zone = input.dueTime ? await zoneOf(userId) : null;
+    const zone = input.dueTime ? (options.dueTimeZone ?? (await zoneOf(userId))) : null;
     // A completed sub-task stays under its parent, out of the archive.
     const done = doneAfter(input) ?? false;
     const row = await inTransaction(db, dialect, async (repository, trx) => {
@@ -474,18 +496,19 @@ export function createTaskService({
      * A new task goes to the top of its project's active list (the caller's Inbox without
      * `projectId`); its creator is the caller, whatever the body says.
      */
-    async create(userId: Caller, input: CreateTaskInput): Promise<Task> {
-      if (input.parentId !== null) return createSubtask(userId, input, input.parentId);
+    async create(userId: Caller, input: CreateTaskInput, options: DueZoneOptions = {}): Promise<Task> {
+      if (input.parentId !== null) return createSubtask(userId, input, input.parentId, options);
       const { id: projectId } = await access.requireWritableProject(user(userId), input.projectId);
       await assertOwnAgent(userId, input.contextId);
       await sections.assertInProject(input.sectionId, projectId);
       const labelIds = await checkOwnLabels(userId, input.labelIds);
       assertDated(input.dueDate, input.dueTime, input.recurrence);
-      const zone = input.dueTime ? await zoneOf(userId) : null;
+      const zone = input.dueTime ? (options.dueTimeZone ?? (await zoneOf(userId))) : null;
       const done = doneAfter(input) ?? false;
       return creates({
         userId,
         labelIds,
+        source: changeSource(),
         task: {
           user_id: userId,
           project_id: projectId,
@@ -565,7 +588,7 @@ export function createTaskService({
       id: number,
       input: UpdateTaskInput,
       extra: ActivityRecord[] = [],
-      options: CompleteOptions = {},
+      options: CompleteOptions & DueZoneOptions = {},
     ): Promise<Task> {
       const { task: current } = await access.requireTask(user(userId), id, 'editor');
       const moving = input.projectId !== undefined && input.projectId !== current.project_id;
@@ -620,7 +643,7 @@ export function createTaskService({
       } else {
         if (input.dueTime !== undefined) {
           timeChanges.due_time = input.dueTime;
-          timeChanges.due_time_zone = input.dueTime ? await zoneOf(userId) : null;
+          timeChanges.due_time_zone = input.dueTime ? (options.dueTimeZone ?? (await zoneOf(userId))) : null;
         }
         if (input.recurrence !== undefined) timeChanges.recurrence = input.recurrence;
       }
