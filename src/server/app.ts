@@ -32,6 +32,7 @@ import { createSessionCache } from './auth/session-cache';
 import { createSessionStore } from './auth/sessions';
 import { createTwoFactorService } from './auth/two-factor';
 import { twoFactorRoutes } from './auth/two-factor-routes';
+import { caldavRoutes } from './caldav/routes';
 import { createCaldavStore } from './caldav/service';
 import type { DavStore } from './caldav/types';
 import { calendarRoutes, withoutFeedSecret } from './calendar/routes';
@@ -364,6 +365,8 @@ export async function buildApp(
   });
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
+  // Outside /api (no OpenAPI entry): WebDAV/CalDAV for task apps, signed in with an API token.
+  await caldavRoutes(app, { store: caldav, tokens, loginGuard: createSignInGuard(rateLimiter, config.authRateLimit) });
   await dataRoutes(app, {
     db: kysely,
     live,
