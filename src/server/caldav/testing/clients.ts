@@ -186,7 +186,7 @@ export class Vdirsyncer {
     summary: string,
   ): Promise<{ name: string; ics: string }> {
     for (const [name, ics] of await this.files(collection)) {
-      if (todoProp(ics, 'SUMMARY')?.value === summary) return { name, ics };
+      if (todoText(ics, 'SUMMARY') === summary) return { name, ics };
     }
     throw new Error(`no local item with SUMMARY ${summary} in ${this.folder(collection)}`);
   }
@@ -342,6 +342,13 @@ export function todoProps(ics: string): IcsProperty[] {
 
 export function todoProp(ics: string, name: string): IcsProperty | undefined {
   return todoProps(ics).find((prop) => prop.name === name);
+}
+
+/** A TEXT property's value, unescaped (RFC 5545 3.3.11: \\, \; \, and \n). */
+export function todoText(ics: string, name: string): string | undefined {
+  return todoProp(ics, name)?.value.replace(/\\([\\;,nN])/g, (_, c: string) =>
+    c === 'n' || c === 'N' ? '\n' : c,
+  );
 }
 
 /** The text of each component named `name` (VALARM, VTIMEZONE), BEGIN to END. */
