@@ -6,7 +6,7 @@ import { CALDAV_COLORS, CALDAV_INBOX_NAME, CALDAV_REALM } from '../../common/cal
 import type { Reminder } from '../../common/notifications';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
-import { testDialects } from '../testing/database';
+import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
 import {
   BERLIN_VTIMEZONE,
   components,
@@ -35,8 +35,11 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
   let alice: TestUser;
   let aliceAccount: DavAccount;
 
+  let database: TestDatabase;
+
   beforeAll(async () => {
-    t = await createTestApp(dialect);
+    database = await createTestDatabase(dialect);
+    t = await createTestApp(dialect, { database });
     origin = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
     alice = await t.signUp();
     // Times the app sets are read in Alice's zone; clients see them with its TZID.
@@ -91,6 +94,12 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
   const labelNames = (task: Task) => task.labels.map((label) => label.name).sort();
   const collectionPath = (user: TestUser, projectId: number) =>
     `/dav/calendars/${encodeURIComponent(user.user.username)}/${projectId}/`;
+  /** RFC 6578 sync-collection: what changed since `token` ('' for everything). */
+  const syncReport = (who: DavAccount, collection: string, token: string) =>
+    davRequest(who, 'REPORT', collection, {
+      headers: { depth: '1' },
+      body: `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`,
+    });
 
   describe('vdirsyncer', () => {
     it(
@@ -458,6 +467,12 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         const carol = await t.signUp();
         const garden = await project(carol, 'Garden');
         await createTask(carol, { title: 'Rake leaves', projectId: garden });
+        const weekly = await createTask(carol, {
+          title: 'Water weekly',
+          dueDate: '2026-12-07',
+          recurrence: 'FREQ=WEEKLY;BYDAY=MO',
+          projectId: garden,
+        });
         const carolAccount = await account(carol);
 
         const found = await runCaldavPython<{ name: string; url: string; components: string[] }[]>(
@@ -474,16 +489,21 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         ]);
         for (const calendar of found) expect(calendar.components).toEqual(['VTODO']);
 
-        const written = await runCaldavPython<{ before: string[]; after: string[] }>(
+        const written = await runCaldavPython<{ before: string[]; after: string[]; weekly: string }>(
           carolAccount,
           [
             "cal = client.calendar(url=ARGS['collection'])",
-            'before = sorted(str(t.vobject_instance.vtodo.summary.value) for t in cal.todos())',
+            'todos = cal.todos()',
+            'before = sorted(str(t.vobject_instance.vtodo.summary.value) for t in todos)',
             "todo = cal.save_todo(ARGS['ics'])",
             'todo.complete()',
             "plant = cal.save_todo(ARGS['plant'])",
+            // Completing one occurrence of a repeating task: the server moves it to its next date.
+            "weekly = next(t for t in todos if str(t.vobject_instance.vtodo.summary.value) == 'Water weekly')",
+            'weekly.complete()',
+            'weekly.load()',
             'after = sorted(str(t.vobject_instance.vtodo.summary.value) for t in cal.todos())',
-            "out({'before': before, 'after': after})",
+            "out({'before': before, 'after': after, 'weekly': weekly.data})",
           ].join('\n'),
           {
             collection: `${origin}${collectionPath(carol, garden)}`,
@@ -491,9 +511,16 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
             plant: vcalendar(['UID:py-plant-1', 'SUMMARY:Plant bulbs', 'DUE:20261224T080000Z']),
           },
         );
-        expect(written.before).toEqual(['Rake leaves']);
-        // todos() lists open tasks only: the completed one is not among them.
-        expect(written.after).toEqual(['Plant bulbs', 'Rake leaves']);
+        expect(written.before).toEqual(['Rake leaves', 'Water weekly']);
+        // todos() lists open tasks only: the completed one is not among them, the repeating one is.
+        expect(written.after).toEqual(['Plant bulbs', 'Rake leaves', 'Water weekly']);
+        expect(await call<Task>(carol, 'GET', `/api/tasks/${weekly.id}`)).toMatchObject({
+          dueDate: '2026-12-14',
+          completed: false,
+          recurrence: 'FREQ=WEEKLY;BYDAY=MO',
+        });
+        expect(todoProp(written.weekly, 'DUE')?.value).toBe('20261214');
+        expect(todoProp(written.weekly, 'STATUS')?.value).toBe('NEEDS-ACTION');
         expect(await taskTitled(carol, garden, 'Mow the lawn')).toMatchObject({
           dueDate: '2026-12-24',
           priority: 1,
@@ -627,11 +654,7 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         expect(since.changed).toEqual([`tasklane-${a.id}.ics`, `tasklane-${d.id}.ics`].sort());
         expect(since.deleted).toEqual([`tasklane-${c.id}.ics`]);
 
-        const report = (token: string) =>
-          davRequest(aliceAccount, 'REPORT', collectionPath(alice, projectId), {
-            headers: { depth: '1' },
-            body: `<?xml version="1.0" encoding="utf-8"?><d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`,
-          });
+        const report = (token: string) => syncReport(aliceAccount, collectionPath(alice, projectId), token);
         const raw = await report(first.token);
         expect(raw.status).toBe(207);
         const parsed = parseMultistatus(raw.text);
@@ -797,4 +820,45 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
       CLIENT_MS,
     );
   });
+
+  // SQLite has one process on its file; several instances share a PostgreSQL database.
+  it.runIf(dialect === 'postgres')(
+    'on two instances of one database, a change through one is in the next sync-collection on the other',
+    async () => {
+      const second = await createTestApp(dialect, { database: await reopenTestDatabase(database) });
+      try {
+        const secondOrigin = await second.app.listen({ port: 0, host: '127.0.0.1' });
+        const projectId = await project(alice, 'Two instances');
+        const task = await createTask(alice, { title: 'Before', projectId });
+        const collection = collectionPath(alice, projectId);
+        const listed = parseMultistatus((await syncReport(aliceAccount, collection, '')).text);
+        expect(listed.responses.map((r) => r.href.split('/').pop())).toEqual([`tasklane-${task.id}.ics`]);
+
+        const onSecond = { ...aliceAccount, origin: secondOrigin };
+        const put = await davRequest(onSecond, 'PUT', `${collection}made-on-b.ics`, {
+          body: vcalendar(['UID:made-on-b', 'SUMMARY:Made on the other instance']),
+        });
+        expect(put.status).toBe(201);
+        const patched = await second.app.inject({
+          method: 'PATCH',
+          url: `/api/tasks/${task.id}`,
+          headers: alice.headers,
+          payload: { title: 'After' },
+        });
+        expect(patched.statusCode, patched.body).toBe(200);
+
+        const since = parseMultistatus(
+          (await syncReport(aliceAccount, collection, listed.syncToken ?? '')).text,
+        );
+        expect(Object.fromEntries(since.responses.map((r) => [r.href.split('/').pop(), r.status]))).toEqual({
+          [`tasklane-${task.id}.ics`]: 200,
+          'made-on-b.ics': 200,
+        });
+        expect(since.syncToken).not.toBe(listed.syncToken);
+      } finally {
+        await second.close();
+      }
+    },
+    CLIENT_MS,
+  );
 });
