@@ -366,7 +366,11 @@ export async function buildApp(
   await tokenRoutes(app, { tokens });
   await calendarRoutes(app, { db: kysely, access, appUrl: config.appUrl });
   // Outside /api (no OpenAPI entry): WebDAV/CalDAV for task apps, signed in with an API token.
-  await caldavRoutes(app, { store: caldav, tokens, loginGuard: createSignInGuard(rateLimiter, config.authRateLimit) });
+  await caldavRoutes(app, {
+    store: caldav,
+    tokens,
+    loginGuard: createSignInGuard(rateLimiter, config.authRateLimit),
+  });
   await dataRoutes(app, {
     db: kysely,
     live,

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CALDAV_LIMITS, CALDAV_MESSAGES } from '../../common/caldav';
+import {
+  CALDAV_INBOX_NAME,
+  CALDAV_LIMITS,
+  CALDAV_MESSAGES,
+  davCollectionPath,
+  davHomePath,
+} from '../../common/caldav';
 import { TOKEN_MESSAGES } from '../../common/tokens';
+import { createTestApp, type TestApp, type TestUser } from '../testing/app';
+import { testDialects } from '../testing/database';
+import { shareProject, signUpTeam } from '../testing/team';
 import { createDavHarness, type DavHarness } from './testing/harness';
 import { parseXml, type XmlElement } from './xml';
 
@@ -86,6 +95,8 @@ describe('CalDAV routes over a fake store', () => {
         expect(response.statusCode).toBe(301);
         expect(response.headers.location).toBe('/dav/');
       }
+      const app = await dav('PROPFIND', '/', { auth: '' });
+      expect([app.statusCode, app.headers.location]).toEqual([301, '/dav/']);
     });
 
     it('answers OPTIONS anywhere under /dav with the DAV classes and the methods', async () => {
@@ -293,6 +304,24 @@ describe('CalDAV routes over a fake store', () => {
       expect(stale.body).toBe(CALDAV_MESSAGES.preconditionFailed);
       expect((await dav('DELETE', `${inbox}new%20one.ics`)).statusCode).toBe(204);
       expect((await dav('GET', `${inbox}new%20one.ics`)).statusCode).toBe(404);
+    });
+
+    it('takes long names and names that need encoding, and answers them encoded', async () => {
+      const name = `${'040000008200E00074C5B7101A82E008'.repeat(5)} ü&?.ics`;
+      const url = `${inbox}${encodeURIComponent(name)}`;
+      expect(
+        (await dav('PUT', url, { body: todo('long'), headers: { 'content-type': 'text/calendar' } }))
+          .statusCode,
+      ).toBe(201);
+      expect(h.store.text(10, name)).toBe(todo('long'));
+      const listing = await dav('PROPFIND', inbox, {
+        headers: { depth: '1', prefer: 'return=minimal' },
+        body: '<propfind xmlns="DAV:"><prop><getetag/><displayname/></prop></propfind>',
+      });
+      expect(listing.body).toContain(`<D:href>${url}</D:href>`);
+      // return=minimal: no 404 propstat for the resources' missing displayname.
+      expect(listing.body).not.toContain('404');
+      expect((await dav('DELETE', url)).statusCode).toBe(204);
     });
 
     it('honours If-None-Match: * (412 when it exists, nothing changed)', async () => {
@@ -507,5 +536,204 @@ describe('CalDAV routes over a fake store', () => {
         expect(resource.found.getcontenttype!.text).toBe('text/calendar; charset=utf-8; component=VTODO');
       }
     });
+  });
+});
+
+describe.each(testDialects)('CalDAV routes over the store on %s', (dialect) => {
+  let t: TestApp;
+  let ana: TestUser;
+  let basic: string;
+  let inbox: string;
+
+  const tokenFor = async (user: TestUser, body: Record<string, unknown> = {}) => {
+    const created = await user.request('POST', '/api/tokens', { name: 'CalDAV app', ...body });
+    expect(created.statusCode, created.body).toBe(201);
+    const { token } = created.json() as { token: string };
+    return `Basic ${Buffer.from(`${user.user.username}:${token}`).toString('base64')}`;
+  };
+  const dav = (
+    method: string,
+    url: string,
+    options: { body?: string; headers?: Record<string, string>; auth?: string } = {},
+  ) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: {
+        authorization: options.auth ?? basic,
+        ...(options.body !== undefined ? { 'content-type': 'application/xml; charset=utf-8' } : {}),
+        ...options.headers,
+      },
+      ...(options.body !== undefined ? { payload: options.body } : {}),
+    });
+  const ics = (body: string) => ({ body, headers: { 'content-type': 'text/calendar; charset=utf-8' } });
+  const sync = (url: string, token: string, auth?: string) =>
+    dav('REPORT', url, {
+      auth,
+      body: `<d:sync-collection xmlns:d="DAV:"><d:sync-token>${token}</d:sync-token><d:sync-level>1</d:sync-level><d:prop><d:getetag/></d:prop></d:sync-collection>`,
+    });
+  const syncTokenOf = (body: string) =>
+    parseXml(body)!.children.find((child) => child.name === 'sync-token')!.text;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    ana = await t.signUp();
+    basic = await tokenFor(ana);
+    inbox = davCollectionPath(ana.user.username, ana.inboxId);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('signs in with the username and an API token only: a password or a wrong token is a 401', async () => {
+    const password = `Basic ${Buffer.from(`${ana.user.username}:${ana.password}`).toString('base64')}`;
+    for (const auth of [
+      password,
+      `Basic ${Buffer.from(`${ana.user.username}:tl_nope`).toString('base64')}`,
+    ]) {
+      const response = await dav('PROPFIND', '/dav/', { auth });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Basic realm="Tasklane"');
+    }
+    const bea = await t.signUp();
+    const beas = await tokenFor(bea);
+    const asAna = `Basic ${Buffer.from(`${ana.user.username}:${beas.split(':')[1]}`).toString('base64')}`;
+    expect((await dav('PROPFIND', '/dav/', { auth: asAna })).statusCode).toBe(401);
+    expect(
+      (await dav('PROPFIND', davHomePath(bea.user.username), { headers: { depth: '1' } })).statusCode,
+    ).toBe(404);
+  });
+
+  it('lists the Inbox first as Your Tasks; a task made in the app is a resource; GET answers its text', async () => {
+    const created = await ana.request('POST', '/api/tasks', { title: 'From the app' });
+    expect(created.statusCode).toBe(201);
+    const taskId = (created.json() as { id: number }).id;
+    const home = await dav('PROPFIND', davHomePath(ana.user.username), {
+      headers: { depth: '1' },
+      body: '<propfind xmlns="DAV:"><prop><displayname/><resourcetype/></prop></propfind>',
+    });
+    expect(home.statusCode).toBe(207);
+    const [, first] = responsesOf(home.body);
+    expect(first!.href).toBe(inbox);
+    expect(first!.found.displayname!.text).toBe(CALDAV_INBOX_NAME);
+
+    const listing = await dav('PROPFIND', inbox, {
+      headers: { depth: '1' },
+      body: '<propfind xmlns="DAV:"><prop><getetag/></prop></propfind>',
+    });
+    const resource = responsesOf(listing.body).find((r) => r.href.endsWith(`tasklane-${taskId}.ics`));
+    expect(resource).toBeDefined();
+    const got = await dav('GET', resource!.href);
+    expect(got.statusCode).toBe(200);
+    expect(got.headers.etag).toBe(resource!.found.getetag!.text);
+    expect(got.body).toContain(`UID:tasklane-${taskId}`);
+    expect(got.body).toContain('SUMMARY:From the app');
+  });
+
+  it('creates, replaces and deletes a task with PUT and DELETE, honouring If-Match, seen by sync-collection', async () => {
+    const start = syncTokenOf((await sync(inbox, '')).body);
+    const url = `${inbox}phone-1.ics`;
+    const created = await dav('PUT', url, {
+      ...ics(todo('phone-1')),
+      headers: { ...ics('').headers, 'if-none-match': '*' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const etag = created.headers.etag as string;
+    const tasks = await ana.request('GET', `/api/tasks?projectId=${ana.inboxId}`);
+    expect(tasks.body).toContain('Task phone-1');
+
+    const afterCreate = await sync(inbox, start);
+    expect(responsesOf(afterCreate.body).map((r) => r.href)).toEqual([url]);
+    const next = syncTokenOf(afterCreate.body);
+
+    const stale = await dav('PUT', url, {
+      ...ics(todo('phone-1', 'PRIORITY:1')),
+      headers: { ...ics('').headers, 'if-match': '"stale"' },
+    });
+    expect(stale.statusCode).toBe(412);
+    const replaced = await dav('PUT', url, {
+      ...ics(todo('phone-1', 'PRIORITY:1')),
+      headers: { ...ics('').headers, 'if-match': etag },
+    });
+    expect(replaced.statusCode, replaced.body).toBe(204);
+    expect(replaced.headers.etag).not.toBe(etag);
+
+    expect((await dav('DELETE', url)).statusCode).toBe(204);
+    const afterDelete = responsesOf((await sync(inbox, next)).body);
+    expect(afterDelete.map((r) => [r.href, r.status])).toEqual([[url, 'HTTP/1.1 404 Not Found']]);
+    expect((await dav('GET', url)).statusCode).toBe(404);
+  });
+
+  it('answers 400, 403 supported-calendar-component, 403 valid-sync-token as the issue says', async () => {
+    const bad = await dav('PUT', `${inbox}bad.ics`, ics('not a calendar'));
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body.length).toBeGreaterThan(0);
+    const event = await dav('PUT', `${inbox}event.ics`, ics(todo('event').replace(/VTODO/g, 'VEVENT')));
+    expect(event.statusCode).toBe(403);
+    expect(event.body).toContain('supported-calendar-component');
+    const token = await sync(inbox, `urn:tasklane:sync:${ana.inboxId}:999999999999999`);
+    expect(token.statusCode).toBe(403);
+    expect(token.body).toContain('valid-sync-token');
+  });
+
+  it('answers calendar-query and calendar-multiget from the store', async () => {
+    await dav('PUT', `${inbox}q-open.ics`, ics(todo('q-open')));
+    await dav(
+      'PUT',
+      `${inbox}q-done.ics`,
+      ics(todo('q-done', 'STATUS:COMPLETED\r\nCOMPLETED:20260105T100000Z')),
+    );
+    const open = await dav('REPORT', inbox, {
+      headers: { depth: '1' },
+      body: `<c:calendar-query xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/></d:prop><c:filter>
+        <c:comp-filter name="VCALENDAR"><c:comp-filter name="VTODO"><c:prop-filter name="COMPLETED"><c:is-not-defined/></c:prop-filter>
+        </c:comp-filter></c:comp-filter></c:filter></c:calendar-query>`,
+    });
+    const hrefs = responsesOf(open.body).map((r) => r.href);
+    expect(hrefs).toContain(`${inbox}q-open.ics`);
+    expect(hrefs).not.toContain(`${inbox}q-done.ics`);
+    const multiget = await dav('REPORT', inbox, {
+      body: `<c:calendar-multiget xmlns:d="DAV:" xmlns:c="urn:ietf:params:xml:ns:caldav"><d:prop><d:getetag/><c:calendar-data/></d:prop>
+        <d:href>${inbox}q-open.ics</d:href><d:href>${inbox}missing.ics</d:href></c:calendar-multiget>`,
+    });
+    const [found, missing] = responsesOf(multiget.body);
+    expect(found!.found['calendar-data']!.text).toContain('UID:q-open');
+    expect(missing!.status).toBe('HTTP/1.1 404 Not Found');
+  });
+
+  it('gives a viewer read privileges only and 403 on PUT; a read-only token 403; a limited token its projects only', async () => {
+    const team = await signUpTeam(t);
+    const projectId = await shareProject(team, 'Shared');
+    const viewer = await tokenFor(team.viewer);
+    const shared = davCollectionPath(team.viewer.user.username, projectId);
+    const props = await dav('PROPFIND', shared, {
+      auth: viewer,
+      headers: { depth: '0' },
+      body: '<propfind xmlns="DAV:"><prop><current-user-privilege-set/></prop></propfind>',
+    });
+    expect(props.statusCode).toBe(207);
+    expect(props.body).toContain('read');
+    expect(props.body).not.toContain('write-content');
+    expect((await dav('PUT', `${shared}v.ics`, { ...ics(todo('v')), auth: viewer })).statusCode).toBe(403);
+
+    const readOnly = await tokenFor(ana, { scopes: ['read'] });
+    const put = await dav('PUT', `${inbox}ro.ics`, { ...ics(todo('ro')), auth: readOnly });
+    expect(put.statusCode).toBe(403);
+    expect((await dav('PROPFIND', inbox, { auth: readOnly, headers: { depth: '0' } })).statusCode).toBe(207);
+
+    const ownerLimited = await tokenFor(team.owner, { projectIds: [projectId] });
+    const home = await dav('PROPFIND', davHomePath(team.owner.user.username), {
+      auth: ownerLimited,
+      headers: { depth: '1' },
+      body: '<propfind xmlns="DAV:"><prop><displayname/></prop></propfind>',
+    });
+    expect(responsesOf(home.body).map((r) => r.href)).toEqual([
+      davHomePath(team.owner.user.username),
+      davCollectionPath(team.owner.user.username, projectId),
+    ]);
+    const ownerInbox = davCollectionPath(team.owner.user.username, team.owner.inboxId);
+    expect(
+      (await dav('PROPFIND', ownerInbox, { auth: ownerLimited, headers: { depth: '0' } })).statusCode,
+    ).toBe(404);
   });
 });

@@ -288,10 +288,12 @@ async function davScope(scope: FastifyInstance, { store, ...auth }: CaldavFeatur
   );
   scope.setErrorHandler(answerDavError);
 
-  // RFC 6764 §5: discovery, by any method, before any sign-in.
-  scope.all(CALDAV_WELL_KNOWN, async (_request, reply) =>
-    reply.code(301).header('Location', DAV_ROOT).send(),
-  );
+  // RFC 6764 §5: discovery, by any method, before any sign-in; and a client given the app's own
+  // address (python-caldav, Apple's) asks it with PROPFIND.
+  const toRoot = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(301).header('Location', DAV_ROOT).send();
+  scope.all(CALDAV_WELL_KNOWN, toRoot);
+  scope.route({ method: 'PROPFIND', url: '/', handler: toRoot });
 
   for (const url of ['/dav', '/dav/*']) registerDav(scope, url, store, auth);
 }

@@ -70,6 +70,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SORT_SCALE = 1000;
 /** The title of a VTODO sent without a SUMMARY (a task needs one). */
 const UNTITLED = 'Untitled task';
+/** Rendered texts kept in memory (about 1 KB each): a first sync renders each task once, not twice. */
+const RENDER_CACHE_SIZE = 20_000;
 /** The colour a label created from a client's CATEGORIES gets. */
 const NEW_LABEL_COLOR: ProjectColor = 'grey';
 
@@ -171,9 +173,26 @@ export function createCaldavStore({
         : (uids.get(row.parentId) ?? parentUids.get(row.parentId) ?? appTaskUid(row.parentId));
     return rows.map((row): Rendered => {
       const todo = todoOf(row, names.get(row.id) ?? [], taskReminders.get(row.id) ?? [], parentUidOf(row));
-      const ics = renderCalendarObject(todo, row.ical);
-      return { row, href: hrefOf(row), etag: etagOf(ics), ics };
+      return { row, href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
     });
+  }
+
+  /**
+   * The text and ETag of a task as `todo` and the client's `stored` text make it, from memory when
+   * neither changed since the last time (PROPFIND renders every task, then the multigets the same).
+   */
+  const rendered = new Map<number, { todo: string; stored: string | null; ics: string; etag: string }>();
+  function renderTodo(taskId: number, todo: TodoRender, stored: string | null) {
+    const key = JSON.stringify(todo);
+    const kept = rendered.get(taskId);
+    if (kept && kept.todo === key && kept.stored === stored) return kept;
+    const ics = renderCalendarObject(todo, stored);
+    const fresh = { todo: key, stored, ics, etag: etagOf(ics) };
+    rendered.delete(taskId);
+    rendered.set(taskId, fresh);
+    // The oldest go first (a Map keeps its insertion order).
+    if (rendered.size > RENDER_CACHE_SIZE) rendered.delete(rendered.keys().next().value!);
+    return fresh;
   }
 
   const renderCollection = async (userId: number, projectId: number) =>
@@ -307,11 +326,14 @@ export function createCaldavStore({
     projectId: number,
     taskId: number,
     wanted: TodoFields['reminders'],
+    hasDueTime: boolean,
   ) {
     const current = (await repository.reminders(projectId, [taskId])).get(taskId) ?? [];
     const left = [...current];
     const add: TodoFields['reminders'] = [];
     for (const reminder of wanted) {
+      // Relative to a due time the task does not have (a date alone): the alarm stays as content.
+      if ('relativeMinutes' in reminder && !hasDueTime) continue;
       const i = left.findIndex((row) => rowReminderKey(row) === reminderKey(reminder));
       if (i >= 0) left.splice(i, 1);
       else add.push(reminder);
@@ -391,7 +413,13 @@ export function createCaldavStore({
       input.labelIds = await labelIdsFor(userId, fields.categories);
     }
     if (Object.keys(input).length > 0) await tasks.update(userId, row.id, input, [], { dueTimeZone: zone });
-    await applyReminders(userId, row.projectId, row.id, fields.reminders);
+    await applyReminders(
+      userId,
+      row.projectId,
+      row.id,
+      fields.reminders,
+      Boolean(sent.dueDate && sent.dueTime),
+    );
     const sortPosition = await applySortOrder(userId, row, row.id, fields.sortOrder);
     await repository.keepObject(
       {
@@ -449,7 +477,13 @@ export function createCaldavStore({
         },
         clock.now().toISOString(),
       );
-      await applyReminders(userId, projectId, task.id, fields.reminders);
+      await applyReminders(
+        userId,
+        projectId,
+        task.id,
+        fields.reminders,
+        Boolean(task.dueDate && task.dueTime),
+      );
       const sortPosition = await applySortOrder(
         userId,
         { ...row, uid: fields.uid, href, ical },

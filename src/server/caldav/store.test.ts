@@ -1,11 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ActivityEntry } from '../../common/activity';
 import { CALDAV_COLORS, CALDAV_INBOX_NAME, CALDAV_MESSAGES } from '../../common/caldav';
 import type { Task } from '../../common/tasks';
 import { type TokenLimits, withTokenLimits } from '../access';
 import type { HttpError } from '../http/errors';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
-import { testDialects } from '../testing/database';
+import { createTestDatabase, reopenTestDatabase, type TestDatabase, testDialects } from '../testing/database';
 import { type DavCaller, DavPreconditionError, type DavStore, DavSyncTokenError } from './types';
 
 /** Issue 30: the CalDAV store, called as the WebDAV routes call it (inside the token's limits). */
@@ -416,6 +416,39 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     expect((await getTask(alice, task.id)).json()).toMatchObject({ completed: false, archived: false });
   });
 
+  it('takes an alarm relative to a due date without a time without refusing the PUT, and maps the others', async () => {
+    const caller = callerOf(alice);
+    const alarm = (trigger: string) => [
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      trigger,
+      'END:VALARM',
+    ];
+    const body = ics(
+      'UID:dated',
+      'SUMMARY:Dated',
+      'DUE;VALUE=DATE:20261201',
+      ...alarm('TRIGGER;RELATED=END:-PT1H'),
+      ...alarm('TRIGGER;VALUE=DATE-TIME:20261130T080000Z'),
+    );
+    await dav(caller, (store) => store.put(caller, alice.inboxId, 'dated.ics', body, {}));
+    const row = await t.ctx.db.kysely
+      .selectFrom('tasks')
+      .select('id')
+      .where('title', '=', 'Dated')
+      .executeTakeFirstOrThrow();
+    const reminders = (await alice.request('GET', `/api/tasks/${row.id}/reminders`)).json();
+    expect(reminders).toMatchObject([{ at: '2026-11-30T08:00:00.000Z', relativeMinutes: null }]);
+    const back = await dav(caller, (store) => store.get(caller, alice.inboxId, 'dated.ics'));
+    expect(back.ics).toContain('TRIGGER;VALUE=DATE-TIME:20261130T080000Z');
+    // Sent again unchanged: nothing to change, nothing refused.
+    await dav(caller, (store) =>
+      store.put(caller, alice.inboxId, 'dated.ics', back.ics, { ifMatch: back.etag }),
+    );
+    expect((await alice.request('GET', `/api/tasks/${row.id}/reminders`)).json()).toHaveLength(1);
+  });
+
   it('moves a recurring task to its next date when a client completes it', async () => {
     const caller = callerOf(alice);
     const task = await create(alice, {
@@ -615,3 +648,66 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     expect(Math.min(...times)).toBeLessThan(20);
   }, 60_000);
 });
+
+/** Issue 30: a change through one instance is in the next sync-collection on another (one database). */
+describe.each(testDialects.filter((dialect) => dialect === 'postgres'))(
+  'CalDAV store across instances on %s',
+  (dialect) => {
+    let base: TestDatabase;
+    beforeAll(async () => {
+      base = await createTestDatabase(dialect);
+    });
+    afterAll(async () => {
+      await base?.destroy();
+    });
+
+    it('answers on one instance what was changed through the other, with one sequence for both', async () => {
+      const first = await createTestApp(dialect, { database: await reopenTestDatabase(base) });
+      const second = await createTestApp(dialect, { database: await reopenTestDatabase(base) });
+      try {
+        const ana = await first.signUp();
+        const caller: DavCaller = {
+          userId: ana.user.id,
+          username: ana.user.username,
+          limits: { userId: ana.user.id, write: true, projectIds: null },
+        };
+        const on = <T>(app: TestApp, call: (store: DavStore) => Promise<T>) =>
+          withTokenLimits(caller.limits, () => call(app.ctx.caldav));
+        const task = (await ana.request('POST', '/api/tasks', { title: 'Shared' })).json<Task>();
+        const start = await on(second, (store) =>
+          store.changesSince(caller, ana.inboxId, null, { withData: false }),
+        );
+        const href = `tasklane-${task.id}.ics`;
+        expect(start.changed.map((r) => r.href)).toEqual([href]);
+        const body = [
+          'BEGIN:VCALENDAR',
+          'VERSION:2.0',
+          'PRODID:-//Test client//EN',
+          'BEGIN:VTODO',
+          `UID:tasklane-${task.id}`,
+          'SUMMARY:Changed on the first',
+          'END:VTODO',
+          'END:VCALENDAR',
+          '',
+        ].join('\r\n');
+        const put = await on(first, (store) => store.put(caller, ana.inboxId, href, body, {}));
+        // Both refresh at once: the sequence only grows, and each answers the change.
+        const [a, b] = await Promise.all([
+          on(first, (store) => store.changesSince(caller, ana.inboxId, start.syncToken, { withData: false })),
+          on(second, (store) => store.changesSince(caller, ana.inboxId, start.syncToken, { withData: true })),
+        ]);
+        expect(a.changed.map((r) => r.href)).toEqual([href]);
+        expect(b.changed.map((r) => [r.href, r.etag])).toEqual([[href, put.etag]]);
+        expect(b.changed[0]!.ics).toContain('SUMMARY:Changed on the first');
+        const latest = await on(second, (store) => store.collection(caller, ana.inboxId));
+        const last = await on(first, (store) =>
+          store.changesSince(caller, ana.inboxId, latest.syncToken, { withData: false }),
+        );
+        expect(last).toMatchObject({ changed: [], deleted: [] });
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    });
+  },
+);

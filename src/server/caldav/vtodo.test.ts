@@ -962,6 +962,61 @@ describe('renderCalendarObject over a stored object', () => {
     expect(changed.some((line) => /^(X-ALT-DESC|DURATION)[:;]/.test(line))).toBe(false);
   });
 
+  it('leaves a DUE or COMPLETED that says the same in the client’s words: another zone name, a TZID', () => {
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTODO',
+      'UID:a',
+      'DUE;TZID=Asia/Calcutta:20260301T101500',
+      'STATUS:COMPLETED',
+      'COMPLETED;TZID=Europe/Berlin:20260301T120000',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    expect(fields(text)).toMatchObject({
+      dueTimeZone: 'Asia/Calcutta',
+      completedAt: '2026-03-01T11:00:00.000Z',
+    });
+    const out = lines(
+      renderCalendarObject(
+        asTask(text, { dueTimeZone: 'Asia/Kolkata', completedAt: '2026-03-01T11:00:00.000Z' }),
+        text,
+      ),
+    );
+    expect(out).toEqual(
+      expect.arrayContaining([
+        'DUE;TZID=Asia/Calcutta:20260301T101500',
+        'COMPLETED;TZID=Europe/Berlin:20260301T120000',
+      ]),
+    );
+  });
+
+  it('leaves a DUE in a zone only the client defines while the instant is the same', () => {
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTIMEZONE',
+      'TZID:Customized Time Zone',
+      'BEGIN:STANDARD',
+      'DTSTART:16010101T000000',
+      'TZOFFSETFROM:+0530',
+      'TZOFFSETTO:+0530',
+      'END:STANDARD',
+      'END:VTIMEZONE',
+      'BEGIN:VTODO',
+      'UID:a',
+      'DUE;TZID=Customized Time Zone:20260301T101500',
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    expect(fields(text)).toMatchObject({ dueDate: '2026-03-01', dueTime: '04:45', dueTimeZone: 'UTC' });
+    expect(lines(renderCalendarObject(asTask(text), text))).toContain(
+      'DUE;TZID=Customized Time Zone:20260301T101500',
+    );
+    const moved = lines(renderCalendarObject(asTask(text, { dueTime: '05:00' }), text));
+    expect(moved).toContain('DUE:20260301T050000Z');
+    expect(moved).toContain('TZID:Customized Time Zone');
+  });
+
   it('writes afresh when the stored text no longer reads', () => {
     const out = renderCalendarObject(render({ title: 'Still here' }), 'garbage');
     expect(fields(out)).toMatchObject({ uid: 'tasklane-42', title: 'Still here' });

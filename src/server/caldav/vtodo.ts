@@ -22,7 +22,8 @@ type Reminder = TodoFields['reminders'][number];
 type Due = Pick<TodoFields, 'dueDate' | 'dueTime' | 'dueTimeZone'>;
 
 const CRLF = '\r\n';
-export const PRODID = '-//Tasklane//Tasklane//EN';
+
+const PRODID = '-//Tasklane//Tasklane//EN';
 
 /** The strong ETag of a rendered text: `"` + sha256 base64url, first 27 characters, + `"`. */
 export function etagOf(text: string): string {
@@ -168,13 +169,26 @@ function dueOf(property: Property | null, calendar: Component): Due {
   const time = timeOf(property);
   if (time.isDate) return { dueDate: dateOf(time), dueTime: null, dueTimeZone: null };
   const tzid = property.getFirstParameter('tzid');
-  if (tzid && isTimeZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
+  if (tzid && knownZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
   if (tzid && definedZone(calendar, tzid)) {
     const utc = time.convertToZone(ICAL.Timezone.utcTimezone);
     return { dueDate: dateOf(utc), dueTime: clockOf(utc), dueTimeZone: 'UTC' };
   }
   const utc = !tzid && time.zone === ICAL.Timezone.utcTimezone;
   return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: utc ? 'UTC' : null };
+}
+
+// Asking Intl whether a name is a zone costs a quarter of a millisecond, and a first sync reads and
+// writes thousands of tasks in a handful of zones: each name is asked once (up to a bound, as the
+// names come from clients).
+const zoneNames = new Map<string, boolean>();
+function knownZone(zone: string): boolean {
+  let known = zoneNames.get(zone);
+  if (known === undefined) {
+    known = isTimeZone(zone);
+    if (zoneNames.size < 1000) zoneNames.set(zone, known);
+  }
+  return known;
 }
 
 function definedZone(calendar: Component, tzid: string): boolean {
@@ -187,7 +201,7 @@ function definedZone(calendar: Component, tzid: string): boolean {
 function instantOf(property: Property, calendar: Component): Date {
   const time = timeOf(property);
   const tzid = property.getFirstParameter('tzid');
-  if (tzid && !time.isDate && isTimeZone(tzid)) {
+  if (tzid && !time.isDate && knownZone(tzid)) {
     const at = instantInZone(dateOf(time), clockOf(time), tzid);
     if (at) return new Date(at.getTime() + time.second * 1000);
   }
@@ -318,7 +332,7 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   }
   updateDue(calendar, todo, task);
   updateRecurrence(todo, task);
-  updateCompletion(todo, task);
+  updateCompletion(calendar, todo, task);
   if (priorityOf(todo) !== task.priority) {
     todo.removeAllProperties('priority');
     if (task.priority !== 4) todo.addPropertyWithValue('priority', priorityToIcal(task.priority));
@@ -421,12 +435,14 @@ function dueProperty(due: Due): Property | null {
   const zone = due.dueTimeZone;
   if (zone === null) {
     property.setValue(ICAL.Time.fromData({ year, month, day, hour, minute, second: 0 }));
-  } else if (zone !== 'UTC' && isTimeZone(zone) && vtimezone(zone) !== null) {
+  } else if (zone !== 'UTC' && zoneDefinition(zone) !== null) {
     property.setParameter('tzid', zone);
     property.setValue(ICAL.Time.fromData({ year, month, day, hour, minute, second: 0 }));
   } else {
-    const at = instantInZone(due.dueDate, due.dueTime, zone) ?? new Date(Date.UTC(year, month - 1, day));
-    property.setValue(ICAL.Time.fromJSDate(at, true));
+    const at = zone === 'UTC' ? null : instantInZone(due.dueDate, due.dueTime, zone);
+    property.setValue(
+      ICAL.Time.fromJSDate(at ?? new Date(Date.UTC(year, month - 1, day, hour, minute)), true),
+    );
   }
   return property;
 }
@@ -436,11 +452,25 @@ function renamed(property: Property, name: string): Property {
   return new ICAL.Property([name, { ...parameters }, type, ...values]);
 }
 
+// Building a VTIMEZONE takes about a millisecond and a first sync renders thousands of tasks in a
+// handful of zones: each IANA zone's definition is built once (null: none, the time goes in UTC).
+const zoneDefinitions = new Map<string, unknown[] | null>();
+function zoneDefinition(zone: string): unknown[] | null {
+  if (!knownZone(zone)) return null;
+  let jcal = zoneDefinitions.get(zone);
+  if (jcal === undefined) {
+    const block = vtimezone(zone);
+    jcal = block ? (ICAL.parse(block) as unknown[]) : null;
+    zoneDefinitions.set(zone, jcal);
+  }
+  return jcal;
+}
+
 /** Adds the zone's VTIMEZONE after the object's own ones, before its VTODOs. */
 function addTimeZone(calendar: Component, zone: string): void {
-  const block = vtimezone(zone);
-  if (!block) return;
-  const definition = new ICAL.Component(ICAL.parse(block));
+  const jcal = zoneDefinition(zone);
+  if (!jcal) return;
+  const definition = new ICAL.Component(structuredClone(jcal));
   // A copy: ical.js hands out its own list, which removeAllSubcomponents empties.
   const components = [...calendar.getAllSubcomponents()];
   const at = components.findIndex((component) => component.name !== 'vtimezone');
@@ -473,12 +503,18 @@ function updateRecurrence(todo: Component, task: TodoRender): void {
  * Completed: STATUS:COMPLETED with its COMPLETED stamp (and a PERCENT-COMPLETE, if the client
  * keeps one, at 100). Reopened: STATUS:NEEDS-ACTION, no stamp, no PERCENT-COMPLETE of 100.
  */
-function updateCompletion(todo: Component, task: TodoRender): void {
+function updateCompletion(calendar: Component, todo: Component, task: TodoRender): void {
   const status = (text(todo.getFirstProperty('status')) ?? '').toUpperCase();
   const percent = todo.getFirstProperty('percent-complete');
   if (task.completed) {
     if (status !== 'COMPLETED') setProperty(todo, 'status', statusProperty('COMPLETED'));
-    setProperty(todo, 'completed', utcProperty('completed', task.completedAt ?? task.updatedAt));
+    const stamp = todo.getFirstProperty('completed');
+    const at = task.completedAt ?? task.updatedAt;
+    // The same second, however the client wrote it (a TZID, a floating time), is the same stamp.
+    const second = (time: number) => Math.floor(time / 1000);
+    if (!stamp || second(instantOf(stamp, calendar).getTime()) !== second(Date.parse(at))) {
+      setProperty(todo, 'completed', utcProperty('completed', at));
+    }
     if (percent && Number(percent.getFirstValue()) !== 100) percent.setValue(100);
     return;
   }
