@@ -113,11 +113,13 @@ export class Vdirsyncer {
 
   /**
    * `collections`: 'from a' (everything the server lists under the calendar home, found from `url`,
-   * /dav/ by default) or the names of some collections.
+   * /dav/ by default) or the names of some collections. `listBy`: how vdirsyncer lists a
+   * collection's items, a calendar-query REPORT for VTODOs (item_types, the default) or a PROPFIND
+   * Depth 1 (its choice when no item_types are set).
    */
   static async create(
     account: DavAccount,
-    options: { collections: 'from a' | string[]; url?: string },
+    options: { collections: 'from a' | string[]; url?: string; listBy?: 'calendar-query' | 'propfind' },
   ): Promise<Vdirsyncer> {
     const sync = new Vdirsyncer(await clientDir('vdirsyncer'));
     const collections = options.collections === 'from a' ? ['from a'] : options.collections;
@@ -137,8 +139,7 @@ export class Vdirsyncer {
       `url = ${value(options.url ?? `${account.origin}/dav/`)}`,
       `username = ${value(account.username)}`,
       `password = ${value(account.token)}`,
-      // A calendar-query REPORT (comp-filter VTODO) lists the items, as vdirsyncer does for tasks.
-      'item_types = ["VTODO"]',
+      ...(options.listBy === 'propfind' ? [] : ['item_types = ["VTODO"]']),
       '',
       '[storage tasklane_local]',
       'type = "filesystem"',
