@@ -157,6 +157,12 @@ async function benchDialect(dialect) {
     const initial = await timings(REPEATS, initialSyncCollection);
     for (let i = 0; i < 5; i++) await quietSync();
     const quiet = await timings(REPEATS * 10, quietSync);
+    // For scale: the smallest signed-in request (Basic sign-in with the token, one property).
+    const principal = `/dav/principals/${encodeURIComponent(ADMIN.username)}/`;
+    const PROPFIND_NAME = xml('<d:propfind xmlns:d="DAV:"><d:prop><d:displayname/></d:prop></d:propfind>');
+    const signInOnly = await timings(REPEATS * 10, () =>
+      dav('PROPFIND', principal, PROPFIND_NAME, { depth: '0' }),
+    );
 
     const row = (label, { min, median: mid }, target) =>
       print(
@@ -168,6 +174,7 @@ async function benchDialect(dialect) {
     row(`first full sync (PROPFIND Depth 1 + multiget by ${PAGE})`, full, TARGETS.fullSyncMs);
     row('sync-collection from no token (every href and ETag)', initial);
     row('sync-collection, nothing changed', quiet, TARGETS.quietSyncMs);
+    row('for scale: PROPFIND Depth 0 of the principal', signInOnly);
   } finally {
     agent.destroy();
     await app.stop();
