@@ -170,6 +170,12 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
           projectId,
         });
         const pots = await createTask(alice, { title: 'Buy pots', parentId: plain.id, projectId });
+        const longTitle = `Übergabe der Schlüssel 🔑 an Zoë, Ørjan und 李小龙 — ${'éèà'.repeat(12)} 🎉`;
+        const unicode = await createTask(alice, {
+          title: longTitle,
+          description: 'Zeile eins\nZeile zwei; mit Komma, und 😀',
+          projectId,
+        });
         const chore = await createTask(alice, { title: 'Old chore', projectId });
         await call(alice, 'PATCH', `/api/tasks/${chore.id}`, { completed: true });
 
@@ -182,7 +188,15 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
           if (!ics) throw new Error(`tasklane-${task.id}.ics is missing: ${[...files.keys()].join(', ')}`);
           return ics;
         };
-        expect(files.size).toBe(6);
+        expect(files.size).toBe(7);
+        // Folded at 75 octets without cutting a character in two, and read back whole.
+        const unicodeIcs = file(unicode);
+        // (vdirsyncer's files end their lines with LF alone.)
+        for (const line of unicodeIcs.split(/\r?\n/))
+          expect(Buffer.byteLength(line), line).toBeLessThanOrEqual(75);
+        expect(unicodeIcs).not.toContain('\uFFFD');
+        expect(todoText(unicodeIcs, 'SUMMARY')).toBe(longTitle);
+        expect(todoText(unicodeIcs, 'DESCRIPTION')).toBe('Zeile eins\nZeile zwei; mit Komma, und 😀');
 
         const plainIcs = file(plain);
         expect(todoProp(plainIcs, 'UID')?.value).toBe(`tasklane-${plain.id}`);
@@ -460,6 +474,47 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         expect((await todo.list()).map((task) => [task.summary, task.completed])).toEqual([
           ['Buy oat milk', true],
         ]);
+      },
+      CLIENT_MS,
+    );
+    it(
+      "keeps a sub-task's parent and a due time's moment across todoman's edits; a parent done completes its sub-tasks",
+      async () => {
+        const projectId = await project(alice, 'Terminal, nested');
+        const trip = await createTask(alice, { title: 'Trip', projectId });
+        const pack = await createTask(alice, { title: 'Pack', parentId: trip.id, projectId });
+        const dentist = await createTask(alice, {
+          title: 'Dentist',
+          dueDate: '2026-12-03',
+          dueTime: '09:30',
+          projectId,
+        });
+        const sync = await Vdirsyncer.create(aliceAccount, { collections: [String(projectId)] });
+        await sync.discover();
+        await sync.sync();
+        const todo = await new Todoman(sync).init();
+
+        await todo.run('edit', await todo.idOf('Pack'), '--priority', 'high');
+        await todo.run('edit', await todo.idOf('Dentist'), '--priority', 'low');
+        await sync.sync();
+        expect(await call<Task>(alice, 'GET', `/api/tasks/${pack.id}`)).toMatchObject({
+          parentId: trip.id,
+          priority: 1,
+        });
+        // todoman writes every time it saves in UTC (its normalize_datetime): the same moment, 09:30 in Berlin.
+        expect(await call<Task>(alice, 'GET', `/api/tasks/${dentist.id}`)).toMatchObject({
+          dueDate: '2026-12-03',
+          dueTime: '08:30',
+          dueTimeZone: 'UTC',
+          priority: 3,
+        });
+
+        await todo.run('done', await todo.idOf('Trip'));
+        await sync.sync();
+        expect(await call<Task>(alice, 'GET', `/api/tasks/${pack.id}`)).toMatchObject({ completed: true });
+        await sync.sync();
+        const done = Object.fromEntries((await todo.list()).map((task) => [task.summary, task.completed]));
+        expect(done).toEqual({ Trip: true, Pack: true, Dentist: false });
       },
       CLIENT_MS,
     );
