@@ -233,12 +233,16 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         expect(todoProp(choreIcs, 'STATUS')?.value).toBe('COMPLETED');
         expect(todoProp(choreIcs, 'COMPLETED')?.value).toMatch(/^\d{8}T\d{6}Z$/);
 
-        // A change in the app reaches the folder on the next sync.
+        // A change in the app reaches the folder on the next sync, and so does a deletion.
         await call(alice, 'PATCH', `/api/tasks/${rent.id}`, { title: 'Pay the rent', dueDate: '2026-12-02' });
+        await call(alice, 'DELETE', `/api/tasks/${standUp.id}`);
         await sync.sync();
-        const renamed = (await sync.files(projectId)).get(`tasklane-${rent.id}.ics`) ?? '';
+        const after = await sync.files(projectId);
+        const renamed = after.get(`tasklane-${rent.id}.ics`) ?? '';
         expect(todoProp(renamed, 'SUMMARY')?.value).toBe('Pay the rent');
         expect(todoProp(renamed, 'DUE')?.value).toBe('20261202');
+        expect(after.has(`tasklane-${standUp.id}.ics`)).toBe(false);
+        expect(after.size).toBe(6);
       },
       CLIENT_MS,
     );
