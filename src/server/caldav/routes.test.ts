@@ -10,6 +10,7 @@ import { TOKEN_MESSAGES } from '../../common/tokens';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { shareProject, signUpTeam } from '../testing/team';
+import { DAV_ROUTE_MESSAGES } from './routes';
 import { createDavHarness, type DavHarness } from './testing/harness';
 import { parseXml, type XmlElement } from './xml';
 
@@ -370,7 +371,8 @@ describe('CalDAV routes over a fake store', () => {
         expect(response.statusCode).toBe(403);
         expect(response.body).toBe(CALDAV_MESSAGES.mkcalendar);
       }
-      expect((await dav('MOVE', `${inbox}a.ics`)).statusCode).toBe(403);
+      const move = await dav('MOVE', `${inbox}a.ics`);
+      expect([move.statusCode, move.body]).toEqual([403, DAV_ROUTE_MESSAGES.noMove]);
       const patch = await dav('PROPPATCH', inbox, {
         body: `<d:propertyupdate xmlns:d="DAV:" xmlns:a="http://apple.com/ns/ical/"><d:set><d:prop>
           <d:displayname>Mine</d:displayname><a:calendar-color>#FF0000</a:calendar-color></d:prop></d:set></d:propertyupdate>`,

@@ -18,7 +18,7 @@ import {
   HttpError,
   isDatabaseUnavailable,
 } from '../http/errors';
-import { authenticateDav, type DavAuthDeps } from './auth';
+import { authenticateDav, type DavAuthDeps, type DavSignIn } from './auth';
 import { type CompFilter, matchesEveryTask, matchesFilter, parseFilter } from './filter';
 import {
   type DavCaller,
@@ -299,7 +299,7 @@ async function davScope(scope: FastifyInstance, { store, ...auth }: CaldavFeatur
 }
 
 /** Who signed in, per request: from the onRequest hook to the handler. */
-const signedIn = new WeakMap<FastifyRequest, { caller: DavCaller; user: UserRow }>();
+const signedIn = new WeakMap<FastifyRequest, DavSignIn>();
 
 function registerDav(scope: FastifyInstance, url: string, store: DavStore, auth: DavAuthDeps) {
   scope.route({
@@ -314,21 +314,33 @@ function registerDav(scope: FastifyInstance, url: string, store: DavStore, auth:
     },
     handler: async (request, reply) => {
       if (request.method === 'OPTIONS') return reply.header('Allow', ALLOW).code(200).send();
-      const { caller, user } = signedIn.get(request)!;
-      const pathname = request.url.split('?')[0] ?? '/';
-      const target = targetOf(pathname, caller.username);
-      const method = request.method;
-      if (method === 'MKCALENDAR' || method === 'MKCOL') throw forbidden(CALDAV_MESSAGES.mkcalendar);
-      if (method === 'MOVE' || method === 'COPY') throw forbidden(DAV_ROUTE_MESSAGES.noMove);
-      if ((method === 'PUT' || method === 'DELETE' || method === 'PROPPATCH') && !mayWrite(caller.limits))
-        throw forbidden(TOKEN_MESSAGES.readOnly);
-      if (!target) throw notFound();
-      const body = typeof request.body === 'string' ? request.body : '';
-      // Every store call runs inside the token's limits, where the access module reads them.
-      const dav: Dav = { store, caller, user, target, request, reply, body, minimal: isMinimal(request) };
-      return withTokenLimits(caller.limits, () => dispatch(dav));
+      return serve(request, reply, signedIn.get(request)!, store);
+    },
+    // The sign-in limits' bookkeeping ran beside the request; it is done before the answer leaves.
+    onSend: async (request) => {
+      await signedIn.get(request)?.forgotten;
     },
   });
+}
+
+async function serve(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { caller, user }: DavSignIn,
+  store: DavStore,
+) {
+  const pathname = request.url.split('?')[0] ?? '/';
+  const target = targetOf(pathname, caller.username);
+  const method = request.method;
+  if (method === 'MKCALENDAR' || method === 'MKCOL') throw forbidden(CALDAV_MESSAGES.mkcalendar);
+  if (method === 'MOVE' || method === 'COPY') throw forbidden(DAV_ROUTE_MESSAGES.noMove);
+  if ((method === 'PUT' || method === 'DELETE' || method === 'PROPPATCH') && !mayWrite(caller.limits))
+    throw forbidden(TOKEN_MESSAGES.readOnly);
+  if (!target) throw notFound();
+  const body = typeof request.body === 'string' ? request.body : '';
+  // Every store call runs inside the token's limits, where the access module reads them.
+  const dav: Dav = { store, caller, user, target, request, reply, body, minimal: isMinimal(request) };
+  return withTokenLimits(caller.limits, () => dispatch(dav));
 }
 
 interface Dav {

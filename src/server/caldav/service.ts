@@ -70,8 +70,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SORT_SCALE = 1000;
 /** The title of a VTODO sent without a SUMMARY (a task needs one). */
 const UNTITLED = 'Untitled task';
-/** Rendered texts kept in memory (about 1 KB each): a first sync renders each task once, not twice. */
-const RENDER_CACHE_SIZE = 20_000;
+/**
+ * Rendered texts kept in memory, in characters (what they are made of counted too): a first sync
+ * renders each task once, not twice. About 20,000 tasks of 1 KB; fewer when clients send large objects.
+ */
+const RENDER_CACHE_CHARS = 48 * 1024 * 1024;
 /** The colour a label created from a client's CATEGORIES gets. */
 const NEW_LABEL_COLOR: ProjectColor = 'grey';
 
@@ -181,17 +184,26 @@ export function createCaldavStore({
    * The text and ETag of a task as `todo` and the client's `stored` text make it, from memory when
    * neither changed since the last time (PROPFIND renders every task, then the multigets the same).
    */
-  const rendered = new Map<number, { todo: string; stored: string | null; ics: string; etag: string }>();
+  type Kept = { todo: string; stored: string | null; ics: string; etag: string; chars: number };
+  const rendered = new Map<number, Kept>();
+  let renderedChars = 0;
+  const forget = (taskId: number) => {
+    renderedChars -= rendered.get(taskId)?.chars ?? 0;
+    rendered.delete(taskId);
+  };
   function renderTodo(taskId: number, todo: TodoRender, stored: string | null) {
     const key = JSON.stringify(todo);
     const kept = rendered.get(taskId);
     if (kept && kept.todo === key && kept.stored === stored) return kept;
     const ics = renderCalendarObject(todo, stored);
-    const fresh = { todo: key, stored, ics, etag: etagOf(ics) };
-    rendered.delete(taskId);
+    const chars = key.length + (stored?.length ?? 0) + ics.length;
+    const fresh = { todo: key, stored, ics, etag: etagOf(ics), chars };
+    forget(taskId);
+    if (chars > RENDER_CACHE_CHARS / 16) return fresh;
     rendered.set(taskId, fresh);
+    renderedChars += chars;
     // The oldest go first (a Map keeps its insertion order).
-    if (rendered.size > RENDER_CACHE_SIZE) rendered.delete(rendered.keys().next().value!);
+    while (renderedChars > RENDER_CACHE_CHARS) forget(rendered.keys().next().value!);
     return fresh;
   }
 
@@ -588,6 +600,15 @@ export function createCaldavStore({
         const seq = tokenSeq(projectId, token);
         if (seq === undefined || seq > state.seq || seq < state.minSeq) throw new DavSyncTokenError();
         after = seq;
+      }
+      if (after === null && withData) {
+        // Everything: the whole collection rendered in one query per kind.
+        const all = await renderCollection(caller.userId, projectId);
+        return {
+          syncToken: syncToken(projectId, state.seq),
+          changed: all.map((resource) => asResource(resource, true)),
+          deleted: [],
+        };
       }
       const entries = await sync.entries(caller.userId, projectId, after);
       const live = entries.filter((entry) => !entry.deleted);

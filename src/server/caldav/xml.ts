@@ -105,9 +105,6 @@ function resolve(node: OrderedNode, scope: ReadonlyMap<string, string>): XmlElem
   return { ns: ns ?? '', name: colon === -1 ? tag : tag.slice(colon + 1), attributes, children, text };
 }
 
-export const isElement = (element: XmlElement | null | undefined, ns: string, name: string) =>
-  element?.ns === ns && element.name === name;
-
 export const childOf = (element: XmlElement | null | undefined, ns: string, name: string) =>
   element?.children.find((child) => child.ns === ns && child.name === name);
 
@@ -133,7 +130,6 @@ const STATUS_LINES: Record<number, string> = {
   200: 'HTTP/1.1 200 OK',
   403: 'HTTP/1.1 403 Forbidden',
   404: 'HTTP/1.1 404 Not Found',
-  424: 'HTTP/1.1 424 Failed Dependency',
 };
 
 /**
