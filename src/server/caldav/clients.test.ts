@@ -362,7 +362,7 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         );
 
         // The client's UID stays, under the name vdirsyncer PUT it to (its UID's, whatever the local
-        // file is called); a second sync has nothing to do.
+        // file is called).
         const served = await davRequest(
           aliceAccount,
           'GET',
@@ -370,9 +370,13 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
         );
         expect(served.status).toBe(200);
         expect(todoProp(served.text, 'UID')?.value).toBe('client-bank-1');
-        const before = await sync.files(projectId);
+        // vdirsyncer uploads at once, so the sub-task may have come before its parent and been attached
+        // after: a change of its resource the next sync brings back (the same relation). Then nothing.
         await sync.sync();
-        expect(await sync.files(projectId)).toEqual(before);
+        const settled = await sync.files(projectId);
+        expect(todoProp(settled.get('form.ics') ?? '', 'RELATED-TO')?.value).toBe('client-passport-1');
+        await sync.sync();
+        expect(await sync.files(projectId)).toEqual(settled);
       },
       CLIENT_MS,
     );
