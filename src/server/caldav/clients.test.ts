@@ -34,13 +34,13 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
   let origin: string;
   let alice: TestUser;
   let aliceAccount: DavAccount;
-
+  /** Kept for a second instance on the same database (PostgreSQL). */
   let database: TestDatabase;
 
   beforeAll(async () => {
     database = await createTestDatabase(dialect);
     t = await createTestApp(dialect, { database });
-    origin = (await t.app.listen({ port: 0, host: '127.0.0.1' })).replace('localhost', '127.0.0.1');
+    origin = await t.app.listen({ port: 0, host: '127.0.0.1' });
     alice = await t.signUp();
     // Times the app sets are read in Alice's zone; clients see them with its TZID.
     await call(alice, 'PATCH', '/api/auth/me', { timeZone: 'Europe/Berlin' });
