@@ -604,6 +604,27 @@ describe.each(testDialects)('real CalDAV clients on %s', (dialect) => {
       CLIENT_MS,
     );
 
+    it(
+      'searches by a time range (calendar-query with a time-range on VTODO)',
+      async () => {
+        const projectId = await project(alice, 'Ranges');
+        await createTask(alice, { title: 'December', dueDate: '2026-12-03', projectId });
+        await createTask(alice, { title: 'Much later', dueDate: '2031-05-01', projectId });
+        const found = await runCaldavPython<string[]>(
+          aliceAccount,
+          [
+            'from datetime import datetime',
+            "cal = client.calendar(url=ARGS['collection'])",
+            'found = cal.search(todo=True, include_completed=True, start=datetime(2026, 12, 1), end=datetime(2027, 1, 1))',
+            'out(sorted(str(t.vobject_instance.vtodo.summary.value) for t in found))',
+          ].join('\n'),
+          { collection: `${origin}${collectionPath(alice, projectId)}` },
+        );
+        expect(found).toEqual(['December']);
+      },
+      CLIENT_MS,
+    );
+
     it('answers discovery and refuses an account password as the issue says', async () => {
       const wellKnown = await davRequest(aliceAccount, 'PROPFIND', '/.well-known/caldav', {
         headers: { depth: '0' },
