@@ -6,7 +6,7 @@ import { type ProjectColor, type ProjectRole, roleAtLeast } from '../../common/p
 import { createTaskBodySchema, type UpdateTaskInput, updateTaskBodySchema } from '../../common/tasks';
 import { isTimeZone } from '../../common/time-zone';
 import { TOKEN_MESSAGES } from '../../common/tokens';
-import { type Access, mayWrite } from '../access';
+import { type Access, mayWrite, projectNotFound } from '../access';
 import { withChangeSource } from '../activity/source';
 import type { Database, ProjectRow } from '../db/schema';
 import { isUniqueViolation, toBool } from '../db/values';
@@ -78,9 +78,8 @@ const RENDER_CACHE_CHARS = 48 * 1024 * 1024;
 /** The colour a label created from a client's CATEGORIES gets. */
 const NEW_LABEL_COLOR: ProjectColor = 'grey';
 
-/** One rendered resource and the task it is. */
+/** One rendered resource. */
 interface Rendered {
-  row: DavTaskRow;
   href: string;
   etag: string;
   ics: string;
@@ -121,9 +120,14 @@ export function createCaldavStore({
   const repository = createCaldavRepository(db);
   const sync = createCaldavSync(db, clock);
   const me = (caller: DavCaller) => ({ id: caller.userId });
-  /** Archived tasks completed since then are still resources. */
-  const windowStart = () =>
-    new Date(clock.now().getTime() - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  /**
+   * Archived tasks completed since then are still resources: from the start of a UTC day, so the
+   * window moves when the sync state's fingerprint does (its date).
+   */
+  const windowStart = () => {
+    const today = Date.parse(clock.now().toISOString().slice(0, 10));
+    return new Date(today - CALDAV_LIMITS.completedWindowDays * DAY_MS).toISOString();
+  };
 
   /** The task in Tasklane's terms, as a VTODO says it (held parent and sort order included). */
   const todoOf = (
@@ -176,7 +180,7 @@ export function createCaldavStore({
         : (uids.get(row.parentId) ?? parentUids.get(row.parentId) ?? appTaskUid(row.parentId));
     return rows.map((row): Rendered => {
       const todo = todoOf(row, names.get(row.id) ?? [], taskReminders.get(row.id) ?? [], parentUidOf(row));
-      return { row, href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
+      return { href: hrefOf(row), ...renderTodo(row.id, todo, row.ical) };
     });
   }
 
@@ -268,6 +272,14 @@ export function createCaldavStore({
     withData
       ? { href: resource.href, etag: resource.etag, ics: resource.ics }
       : { href: resource.href, etag: resource.etag };
+
+  /**
+   * Reads need membership only: the access module's list scope, which it caches for a moment, so a
+   * sync-collection with nothing new costs no query for it (404 for a non-member, as for no project).
+   */
+  async function assertMember(caller: DavCaller, projectId: number) {
+    if (!(await access.listScope(caller.userId, projectId))) throw projectNotFound();
+  }
 
   /** A write: the token must allow one, and the caller be an editor or more of a project not archived. */
   async function writable(caller: DavCaller, projectId: number) {
@@ -478,43 +490,15 @@ export function createCaldavStore({
     try {
       const [row] = await repository.tasks({ projectId, archivedSince: null, ids: [task.id] });
       if (!row) throw notFound('Task');
+      const hasDueTime = Boolean(task.dueDate && task.dueTime);
+      await applyReminders(userId, projectId, task.id, fields.reminders, hasDueTime);
+      const before = { ...row, uid: fields.uid, href, ical };
+      const sortPosition = await applySortOrder(userId, before, task.id, fields.sortOrder);
+      const parentUid = parent ? null : fields.parentUid;
       await repository.keepObject(
-        {
-          taskId: task.id,
-          uid: fields.uid,
-          href,
-          ical,
-          parentUid: parent ? null : fields.parentUid,
-          sortPosition: null,
-        },
+        { taskId: task.id, uid: fields.uid, href, ical, parentUid, sortPosition },
         clock.now().toISOString(),
       );
-      await applyReminders(
-        userId,
-        projectId,
-        task.id,
-        fields.reminders,
-        Boolean(task.dueDate && task.dueTime),
-      );
-      const sortPosition = await applySortOrder(
-        userId,
-        { ...row, uid: fields.uid, href, ical },
-        task.id,
-        fields.sortOrder,
-      );
-      if (sortPosition !== null) {
-        await repository.keepObject(
-          {
-            taskId: task.id,
-            uid: fields.uid,
-            href,
-            ical,
-            parentUid: parent ? null : fields.parentUid,
-            sortPosition,
-          },
-          clock.now().toISOString(),
-        );
-      }
     } catch (error) {
       // Nothing half-written: the task goes again (its caldav_objects row with it).
       await tasks.remove(userId, task.id).catch(() => undefined);
@@ -532,7 +516,7 @@ export function createCaldavStore({
   }
 
   async function findOne(caller: DavCaller, projectId: number, href: string): Promise<Rendered> {
-    await access.requireProjectRole(me(caller), projectId, 'viewer');
+    await assertMember(caller, projectId);
     const row = (await resolve(projectId, [href])).get(href);
     if (!row) throw notFound('Resource');
     const [rendered] = await render(caller.userId, projectId, [row], false);
@@ -565,7 +549,7 @@ export function createCaldavStore({
     },
 
     async resources(caller, projectId, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       if (withData) {
         return (await renderCollection(caller.userId, projectId)).map((resource) =>
           asResource(resource, true),
@@ -578,7 +562,7 @@ export function createCaldavStore({
     },
 
     async resourcesByHref(caller, projectId, hrefs, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const rows = await resolve(projectId, [...new Set(hrefs)]);
       const rendered = await render(caller.userId, projectId, [...rows.values()], false);
       const byHref = new Map(rendered.map((resource) => [resource.href, resource]));
@@ -593,7 +577,7 @@ export function createCaldavStore({
     },
 
     async changesSince(caller, projectId, token, { withData }) {
-      await access.requireProjectRole(me(caller), projectId, 'viewer');
+      await assertMember(caller, projectId);
       const state = await stateOf(caller.userId, projectId);
       let after: number | null = null;
       if (token) {

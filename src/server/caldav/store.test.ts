@@ -551,6 +551,23 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
       ),
     );
     expect((long as HttpError).statusCode).toBe(400);
+    // Refused after the task was made (an 11th reminder): the task goes again.
+    const alarms = Array.from({ length: 11 }, (_, i) => [
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      `TRIGGER;VALUE=DATE-TIME:202612${String(i + 10)}T080000Z`,
+      'END:VALARM',
+    ]).flat();
+    const many = await failure(
+      dav(caller, (store) =>
+        store.put(caller, shared, 'many.ics', ics('UID:many', 'SUMMARY:Many', ...alarms), {}),
+      ),
+    );
+    expect((many as HttpError).statusCode).toBe(400);
+    expect(
+      await t.ctx.db.kysely.selectFrom('tasks').select('id').where('title', '=', 'Many').execute(),
+    ).toEqual([]);
     expect(await t.ctx.db.kysely.selectFrom('caldav_objects').selectAll().execute()).toEqual([]);
 
     const current = await dav(caller, (store) => store.get(caller, shared, href));

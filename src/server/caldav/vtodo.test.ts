@@ -291,6 +291,44 @@ describe('parseCalendarObject', () => {
     });
   });
 
+  it('does not follow a client zone whose rules no real zone has (they would hold the server)', () => {
+    const zone = (...observance: string[]) =>
+      ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTIMEZONE',
+        'TZID:Hostile',
+        'BEGIN:STANDARD',
+        'TZOFFSETFROM:+0100',
+        'TZOFFSETTO:+0200',
+        ...observance,
+        'END:STANDARD',
+        'END:VTIMEZONE',
+        'BEGIN:VTODO',
+        'UID:a',
+        'DUE;TZID=Hostile:20260301T101500',
+        'COMPLETED;TZID=Hostile:20260301T101500',
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+    const started = Date.now();
+    for (const text of [
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=SECONDLY'),
+      zone('DTSTART:00010101T000000', 'RRULE:FREQ=DAILY'),
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30'),
+      zone('DTSTART:16010101T000000', 'RRULE:FREQ=MONTHLY;BYDAY=SU'),
+    ]) {
+      expect(fields(text)).toMatchObject({ dueTime: '10:15', dueTimeZone: null });
+      renderCalendarObject(render({ ...fields(text), dueTime: '11:00' }), text);
+    }
+    // A zone's real rules are followed, even from year 1.
+    expect(fields(zone('DTSTART:00010101T000000', 'RRULE:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU'))).toMatchObject({
+      dueTime: '08:15',
+      dueTimeZone: 'UTC',
+      completedAt: '2026-03-01T08:15:00.000Z',
+    });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it('reads completion: STATUS:COMPLETED, or a COMPLETED stamp unless STATUS says NEEDS-ACTION', () => {
     const todo = (...props: string[]) =>
       fields(
@@ -329,6 +367,27 @@ describe('parseCalendarObject', () => {
       ),
     );
     expect(read.categories).toEqual(['Home', 'Errands', 'Garden, front']);
+  });
+
+  it('maps the categories a task can hold as labels and keeps the others as content', () => {
+    const names = Array.from({ length: 22 }, (_, index) => `c${index + 1}`);
+    const long = 'x'.repeat(51);
+    const text = ics(
+      'BEGIN:VCALENDAR',
+      'BEGIN:VTODO',
+      'UID:a',
+      `CATEGORIES:${long},${names.join(',')}`,
+      'END:VTODO',
+      'END:VCALENDAR',
+    );
+    const read = fields(text).categories;
+    expect(read).toEqual(names.slice(0, 20));
+    const out = renderCalendarObject(
+      render({ ...fields(text), categories: ['New', ...read.slice(1)] }),
+      text,
+    );
+    expect(lines(out)).toContain(`CATEGORIES:New,${names.slice(1, 20).join(',')},${long},c21,c22`);
+    expect(fields(out).categories).toEqual(['New', ...names.slice(1, 20)]);
   });
 
   it('reads the parent from RELATED-TO with RELTYPE=PARENT or none, not CHILD or SIBLING', () => {
@@ -421,6 +480,22 @@ describe('parseCalendarObject', () => {
         CALDAV_MESSAGES.notCalendar,
       );
       expect(refusal(`${THUNDERBIRD}${THUNDERBIRD}`).message).toBe(CALDAV_MESSAGES.notCalendar);
+    });
+
+    it('components nested deeper than any client nests them', () => {
+      const deep = ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTODO',
+        'UID:a',
+        ...Array(20000).fill('BEGIN:X-NESTED'),
+        ...Array(20000).fill('END:X-NESTED'),
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+      expect(refusal(deep)).toMatchObject({
+        statusCode: 400,
+        message: `${CALDAV_MESSAGES.notCalendar}: components nested too deep`,
+      });
     });
 
     it('events and journals with 403 supported-calendar-component', () => {
@@ -694,14 +769,21 @@ describe('renderCalendarObject over a stored object', () => {
   it('keeps a matching alarm as it was, drops a reminder taken away, adds a new one', () => {
     const noReminders = renderCalendarObject(asTask(APPLE, { reminders: [] }), APPLE);
     expect(noReminders).not.toContain('VALARM');
-    const kept = renderCalendarObject(
-      asTask(APPLE, { reminders: [{ at: '2026-01-11T09:00:00.000Z' }, { relativeMinutes: 30 }] }),
-      APPLE,
+    const both = [{ at: '2026-01-11T09:00:00.000Z' }, { relativeMinutes: 30 }];
+    const kept = lines(
+      renderCalendarObject(
+        asTask(APPLE, { dueTime: '18:00', dueTimeZone: 'Europe/Berlin', reminders: both }),
+        APPLE,
+      ),
     );
-    const content = lines(kept);
-    expect(content).toContain('X-WR-ALARMUID:0F6E8A3B-1B2C-4D5E-8F90-A1B2C3D4E5F6');
-    expect(content).toContain('TRIGGER;RELATED=END:-PT30M');
-    expect(content).toContain('DESCRIPTION:Pay rent');
+    expect(kept).toContain('X-WR-ALARMUID:0F6E8A3B-1B2C-4D5E-8F90-A1B2C3D4E5F6');
+    expect(kept).toContain('TRIGGER;RELATED=END:-PT30M');
+    expect(kept).toContain('DESCRIPTION:Pay rent');
+    // Relative to a date alone is no reminder the app has: not written.
+    const dateOnly = lines(renderCalendarObject(asTask(APPLE, { reminders: both }), APPLE));
+    expect(dateOnly.filter((line) => line.startsWith('TRIGGER'))).toEqual([
+      'TRIGGER;VALUE=DATE-TIME:20260111T090000Z',
+    ]);
   });
 
   it('reopens: NEEDS-ACTION, no COMPLETED, no PERCENT-COMPLETE of 100', () => {
@@ -910,11 +992,57 @@ describe('renderCalendarObject over a stored object', () => {
     );
   });
 
-  it('keeps a reminder relative to DUE that a client sent without one, and writes no new one', () => {
+  it('keeps as content the alarms the app cannot hold: relative to no DUE or a date, too early, past ten', () => {
+    const alarm = (trigger: string) => [
+      'BEGIN:VALARM',
+      'ACTION:DISPLAY',
+      'DESCRIPTION:x',
+      trigger,
+      'END:VALARM',
+    ];
+    const object = (due: string | null, ...alarms: string[][]) =>
+      ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTODO',
+        'UID:a',
+        ...(due ? [due] : []),
+        ...alarms.flat(),
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+    for (const text of [
+      object(null, alarm('TRIGGER;RELATED=END:-PT5M')),
+      object('DUE;VALUE=DATE:20260301', alarm('TRIGGER;RELATED=END:-PT5M')),
+      object('DUE:20260301T100000Z', alarm('TRIGGER;RELATED=END:-P5W')),
+    ]) {
+      expect(fields(text).reminders).toEqual([]);
+      const out = lines(
+        renderCalendarObject(asTask(text, { title: 'Edited', reminders: [{ relativeMinutes: 9 }] }), text),
+      );
+      expect(out.filter((line) => line.startsWith('TRIGGER'))).toEqual([
+        expect.stringMatching(/^TRIGGER;RELATED=END:-P(T5M|5W)$/),
+        ...(text.includes('T100000Z') ? ['TRIGGER;RELATED=END:-PT9M'] : []),
+      ]);
+    }
+    const eleven = object(
+      'DUE:20260301T100000Z',
+      ...Array.from({ length: 11 }, (_, minutes) => alarm(`TRIGGER;RELATED=END:-PT${minutes + 1}M`)),
+    );
+    const read = fields(eleven).reminders;
+    expect(read).toEqual(Array.from({ length: 10 }, (_, minutes) => ({ relativeMinutes: minutes + 1 })));
+    // The app takes one away: that alarm goes, the eleventh (content) stays.
+    const out = lines(renderCalendarObject(asTask(eleven, { reminders: read.slice(1) }), eleven));
+    expect(out).not.toContain('TRIGGER;RELATED=END:-PT1M');
+    expect(out).toContain('TRIGGER;RELATED=END:-PT11M');
+    expect(out.filter((line) => line.startsWith('TRIGGER'))).toHaveLength(10);
+  });
+
+  it('drops a reminder relative to DUE when DUE loses its time', () => {
     const text = ics(
       'BEGIN:VCALENDAR',
       'BEGIN:VTODO',
       'UID:a',
+      'DUE:20260301T100000Z',
       'BEGIN:VALARM',
       'ACTION:DISPLAY',
       'DESCRIPTION:x',
@@ -923,12 +1051,9 @@ describe('renderCalendarObject over a stored object', () => {
       'END:VTODO',
       'END:VCALENDAR',
     );
-    expect(fields(renderCalendarObject(asTask(text), text)).reminders).toEqual([{ relativeMinutes: 5 }]);
-    const added = renderCalendarObject(
-      asTask(text, { reminders: [{ relativeMinutes: 5 }, { relativeMinutes: 9 }] }),
-      text,
-    );
-    expect(fields(added).reminders).toEqual([{ relativeMinutes: 5 }]);
+    const out = renderCalendarObject(asTask(text, { dueTime: null, dueTimeZone: null, reminders: [] }), text);
+    expect(out).not.toContain('VALARM');
+    expect(lines(out)).toContain('DUE;VALUE=DATE:20260301');
   });
 
   it('drops Thunderbird’s HTML description and an ALTREP when the description changes, and a DURATION for a DUE', () => {
@@ -1020,5 +1145,51 @@ describe('renderCalendarObject over a stored object', () => {
   it('writes afresh when the stored text no longer reads', () => {
     const out = renderCalendarObject(render({ title: 'Still here' }), 'garbage');
     expect(fields(out)).toMatchObject({ uid: 'tasklane-42', title: 'Still here' });
+  });
+});
+
+describe('odd input', () => {
+  /** A small seeded generator, so a failure names an input that can be run again. */
+  function random(seed: number) {
+    let state = seed;
+    return (below: number) => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state % below;
+    };
+  }
+  const GARBAGE = ['', ':', ';', 'x', '\\', '"', '=', ',', 'Z', 'T', '-', '99999999T999999', 'é', '\u0000'];
+
+  it('is read or refused with a 400 or a 403, never anything else, and what is read renders again', () => {
+    const samples = [TASKS_ORG, APPLE, THUNDERBIRD, TODOMAN.replace(/\n/g, '\r\n')];
+    for (let seed = 1; seed <= 400; seed++) {
+      const next = random(seed);
+      const content = (samples[next(samples.length)] as string).split('\r\n');
+      for (let edits = 1 + next(4); edits > 0; edits--) {
+        const at = next(content.length);
+        const line = content[at] ?? '';
+        const kind = next(4);
+        if (kind === 0) content.splice(at, 1);
+        else if (kind === 1) content.splice(at, 0, content[next(content.length)] ?? '');
+        else {
+          const cut = next(line.length + 1);
+          content[at] =
+            line.slice(0, cut) + (GARBAGE[next(GARBAGE.length)] as string) + line.slice(cut + next(3));
+        }
+      }
+      const text = content.join('\r\n');
+      let read: ReturnType<typeof parseCalendarObject> | null = null;
+      try {
+        read = parseCalendarObject(text);
+      } catch (error) {
+        const known =
+          (error instanceof HttpError && error.statusCode === 400) ||
+          (error instanceof DavPreconditionError && error.status === 403);
+        expect(known, `seed ${seed}: ${(error as Error).stack}`).toBe(true);
+      }
+      if (read) {
+        const out = renderCalendarObject(render({ ...read.fields, title: 'Edited' }), read.ical);
+        expect(fields(out).title, `seed ${seed}`).toBe('Edited');
+      }
+    }
   });
 });

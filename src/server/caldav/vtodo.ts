@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/caldav';
 import { instantInZone, isTimeZone } from '../../common/due';
+import { LABEL_LIMITS } from '../../common/labels';
+import { REMINDER_LIMITS } from '../../common/notifications';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
@@ -64,6 +66,7 @@ function readCalendar(text: string): Component {
   if (firstLine.trim().toUpperCase() !== 'BEGIN:VCALENDAR') {
     throw badRequest(CALDAV_MESSAGES.notCalendar);
   }
+  if (tooDeep(body)) throw badRequest(`${CALDAV_MESSAGES.notCalendar}: components nested too deep`);
   let jcal: unknown;
   try {
     jcal = ICAL.parse(body);
@@ -73,6 +76,20 @@ function readCalendar(text: string): Component {
   // Several top-level components (two VCALENDARs, or text after END:VCALENDAR) come as a list.
   if (!Array.isArray(jcal) || jcal[0] !== 'vcalendar') throw badRequest(CALDAV_MESSAGES.notCalendar);
   return new ICAL.Component(jcal);
+}
+
+/**
+ * Real objects nest three deep (VCALENDAR, VTODO, VALARM); thousands of nested components would
+ * overflow the stack of whatever walks them.
+ */
+const MAX_DEPTH = 10;
+function tooDeep(body: string): boolean {
+  let depth = 0;
+  for (const [, boundary] of body.matchAll(/^(BEGIN|END):/gim)) {
+    depth += boundary?.toUpperCase() === 'BEGIN' ? 1 : -1;
+    if (depth > MAX_DEPTH) return true;
+  }
+  return false;
 }
 
 /** A stored text was accepted once, so it parses; should it not, the task is written afresh. */
@@ -121,12 +138,9 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     completed,
     completedAt: completed && completedProperty ? instantOf(completedProperty, calendar).toISOString() : null,
     priority: priorityOf(todo),
-    categories: categoriesOf(todo),
+    categories: categoriesOf(todo).labels,
     parentUid: text(parentProperty(todo)) || null,
-    reminders: todo
-      .getAllSubcomponents('valarm')
-      .map(reminderOf)
-      .filter((reminder): reminder is Reminder => reminder !== null),
+    reminders: remindersOf(todo).map(([, reminder]) => reminder),
     sortOrder: sortOrderOf(todo),
   };
 }
@@ -170,7 +184,7 @@ function dueOf(property: Property | null, calendar: Component): Due {
   if (time.isDate) return { dueDate: dateOf(time), dueTime: null, dueTimeZone: null };
   const tzid = property.getFirstParameter('tzid');
   if (tzid && knownZone(tzid)) return { dueDate: dateOf(time), dueTime: clockOf(time), dueTimeZone: tzid };
-  if (tzid && definedZone(calendar, tzid)) {
+  if (tzid && usableZone(calendar, tzid)) {
     const utc = time.convertToZone(ICAL.Timezone.utcTimezone);
     return { dueDate: dateOf(utc), dueTime: clockOf(utc), dueTimeZone: 'UTC' };
   }
@@ -191,10 +205,52 @@ function knownZone(zone: string): boolean {
   return known;
 }
 
-function definedZone(calendar: Component, tzid: string): boolean {
+function zoneOf(calendar: Component, tzid: string): Component | undefined {
   return calendar
     .getAllSubcomponents('vtimezone')
-    .some((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+    .find((zone) => zone.getFirstPropertyValue('tzid') === tzid);
+}
+
+const definedZone = (calendar: Component, tzid: string) => zoneOf(calendar, tzid) !== undefined;
+
+/**
+ * Whether a client's own VTIMEZONE (a zone IANA does not name) can be used to find an instant.
+ * ical.js expands a zone's rules from their start to the time asked, so a rule a real zone never
+ * has (FREQ=SECONDLY since 1601, a day that never comes) would hold the server for minutes: only
+ * the yearly rules of real zones are followed, in a few observances. Another zone is as if
+ * absent: the time is read as the wall clock it says.
+ */
+function usableZone(calendar: Component, tzid: string): boolean {
+  const observances = zoneOf(calendar, tzid)?.getAllSubcomponents() ?? [];
+  if (observances.length === 0 || observances.length > 12) return false;
+  return observances.every((observance) => observance.getAllProperties('rrule').every(isZoneRule));
+}
+
+/** The parts of a real zone's yearly rule, each with one value ('BYMONTH=10;BYDAY=-1SU'). */
+const ZONE_RULE_PARTS: Record<string, RegExp> = {
+  BYMONTH: /^([1-9]|1[0-2])$/,
+  BYDAY: /^([+-]?[1-5])?(MO|TU|WE|TH|FR|SA|SU)$/,
+  BYMONTHDAY: /^-?([1-9]|1\d|2[0-8])$/,
+};
+
+function isZoneRule(property: Property): boolean {
+  let rule: unknown;
+  try {
+    rule = property.getFirstValue();
+  } catch {
+    return false;
+  }
+  if (!(rule instanceof ICAL.Recur) || rule.freq !== 'YEARLY' || rule.interval !== 1) return false;
+  return Object.entries(rule.parts).every(([name, values]) => {
+    const allowed = ZONE_RULE_PARTS[name];
+    const list = Array.isArray(values) ? values : [values];
+    // BYMONTHDAY=8,9,…,14;BYDAY=SU is how some write 'the second Sunday'.
+    return (
+      allowed !== undefined &&
+      (list.length === 1 || name === 'BYMONTHDAY') &&
+      list.every((v) => allowed.test(String(v)))
+    );
+  });
 }
 
 /** The instant a date-time names (a date: its midnight in UTC; floating: read as UTC). */
@@ -205,7 +261,7 @@ function instantOf(property: Property, calendar: Component): Date {
     const at = instantInZone(dateOf(time), clockOf(time), tzid);
     if (at) return new Date(at.getTime() + time.second * 1000);
   }
-  const utc = tzid && definedZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
+  const utc = tzid && usableZone(calendar, tzid) ? time.convertToZone(ICAL.Timezone.utcTimezone) : time;
   return new Date(Date.UTC(utc.year, utc.month - 1, utc.day, utc.hour, utc.minute, utc.second));
 }
 
@@ -234,19 +290,26 @@ function priorityOf(todo: Component): TodoFields['priority'] {
   return priorityFromIcal(property ? Number(readValue(property)) : null);
 }
 
-function categoriesOf(todo: Component): string[] {
+/**
+ * CATEGORIES, every value of every such property, trimmed, without repeats in another case: the
+ * ones a task can hold as labels (LABEL_LIMITS: 20, of at most 50 characters), and the others,
+ * which are content and are written again with whatever labels the task has.
+ */
+function categoriesOf(todo: Component): { labels: string[]; others: string[] } {
   const seen = new Set<string>();
-  const names: string[] = [];
+  const labels: string[] = [];
+  const others: string[] = [];
   for (const property of todo.getAllProperties('categories')) {
     for (const value of property.getValues()) {
       const name = String(value ?? '').trim();
       const key = name.toLowerCase();
       if (!name || seen.has(key)) continue;
       seen.add(key);
-      names.push(name);
+      const fits = labels.length < LABEL_LIMITS.perTask && name.length <= LABEL_LIMITS.nameMax;
+      (fits ? labels : others).push(name);
     }
   }
-  return names;
+  return { labels, others };
 }
 
 /** RELATED-TO;RELTYPE=PARENT, or without RELTYPE (RFC 5545: PARENT is the default). */
@@ -260,11 +323,29 @@ function parentProperty(todo: Component): Property | null {
 }
 
 /**
- * A VALARM Tasklane can show: a TRIGGER relative to DUE (RELATED=END) at or before it, in whole
- * minutes, or at a UTC instant. Anything else (relative to DTSTART, the default; after DUE) is
- * content, as is an alarm whose trigger ical.js cannot read.
+ * The VALARMs that are the task's reminders, with what each says: the first ten (a task's most,
+ * REMINDER_LIMITS) that Tasklane can show. Any other alarm is content and stays as sent, so the
+ * same alarms are reminders when a client's object is read and when it is written again.
  */
-function reminderOf(alarm: Component): Reminder | null {
+function remindersOf(todo: Component): Array<[Component, Reminder]> {
+  const due = todo.getFirstProperty('due');
+  const timed = due !== null && !timeOf(due).isDate;
+  const found: Array<[Component, Reminder]> = [];
+  for (const alarm of todo.getAllSubcomponents('valarm')) {
+    const reminder = reminderOf(alarm, timed);
+    if (reminder) found.push([alarm, reminder]);
+    if (found.length === REMINDER_LIMITS.perTask) break;
+  }
+  return found;
+}
+
+/**
+ * A VALARM Tasklane can show: a TRIGGER relative to a DUE with a time (RELATED=END) at or up to
+ * four weeks before it, in whole minutes, or at a UTC instant. Anything else (relative to DTSTART,
+ * the default; after DUE; to a date alone) is content, as is an alarm whose trigger ical.js cannot
+ * read.
+ */
+function reminderOf(alarm: Component, timedDue: boolean): Reminder | null {
   const trigger = alarm.getFirstProperty('trigger');
   if (!trigger) return null;
   let value: unknown;
@@ -274,9 +355,9 @@ function reminderOf(alarm: Component): Reminder | null {
     return null;
   }
   if (value instanceof ICAL.Duration) {
-    if ((trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
+    if (!timedDue || (trigger.getFirstParameter('related') ?? 'START').toUpperCase() !== 'END') return null;
     const seconds = value.toSeconds();
-    if (seconds > 0 || seconds % 60 !== 0) return null;
+    if (seconds > 0 || seconds % 60 !== 0 || -seconds / 60 > REMINDER_LIMITS.relativeMinutesMax) return null;
     return { relativeMinutes: seconds === 0 ? 0 : -seconds / 60 };
   }
   if (value instanceof ICAL.Time && !value.isDate && value.zone === ICAL.Timezone.utcTimezone) {
@@ -326,6 +407,9 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
+  // The alarms that were reminders, read before DUE changes (one relative to a DUE that loses its
+  // time was a reminder, and goes with it).
+  const reminders = remindersOf(todo);
   if (setText(todo, 'description', task.description)) {
     // Thunderbird's HTML copy of the description would show the old text in its place.
     todo.removeAllProperties('x-alt-desc');
@@ -337,16 +421,22 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
     todo.removeAllProperties('priority');
     if (task.priority !== 4) todo.addPropertyWithValue('priority', priorityToIcal(task.priority));
   }
-  if (!sameNames(categoriesOf(todo), task.categories)) {
+  const categories = categoriesOf(todo);
+  if (!sameNames(categories.labels, task.categories)) {
+    const labels = new Set(task.categories.map((name) => name.toLowerCase()));
+    const names = [
+      ...task.categories,
+      ...categories.others.filter((name) => !labels.has(name.toLowerCase())),
+    ];
     todo.removeAllProperties('categories');
-    if (task.categories.length > 0) {
-      const categories = new ICAL.Property('categories');
-      categories.setValues(task.categories);
-      todo.addProperty(categories);
+    if (names.length > 0) {
+      const property = new ICAL.Property('categories');
+      property.setValues(names);
+      todo.addProperty(property);
     }
   }
   updateParent(todo, task.parentUid);
-  updateReminders(todo, task);
+  updateReminders(todo, task, reminders);
   if (sortOrderOf(todo) !== task.sortOrder) {
     todo.removeAllProperties('x-apple-sort-order');
     if (task.sortOrder !== null) todo.addPropertyWithValue('x-apple-sort-order', String(task.sortOrder));
@@ -555,21 +645,20 @@ function sameReminder(a: Reminder, b: Reminder): boolean {
 }
 
 /**
- * A stored alarm that matches a reminder stays as the client wrote it; one Tasklane could show but
- * no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder relative
- * to DUE needs a DUE (RFC 5545 3.8.6.3): without one it is not written.
+ * A stored alarm that matches a reminder stays as the client wrote it; one that was a reminder the
+ * task no longer has is dropped; a reminder left over gets a new DISPLAY alarm. A new reminder
+ * relative to DUE needs a DUE with a time (RFC 5545 3.8.6.3; the app asks the same): without one it
+ * is not written.
  */
-function updateReminders(todo: Component, task: TodoRender): void {
+function updateReminders(todo: Component, task: TodoRender, stored: Array<[Component, Reminder]>): void {
   const wanted = [...task.reminders];
-  for (const alarm of todo.getAllSubcomponents('valarm')) {
-    const reminder = reminderOf(alarm);
-    if (!reminder) continue;
+  for (const [alarm, reminder] of stored) {
     const index = wanted.findIndex((each) => sameReminder(each, reminder));
     if (index === -1) todo.removeSubcomponent(alarm);
     else wanted.splice(index, 1);
   }
   for (const reminder of wanted) {
-    if ('at' in reminder || task.dueDate !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
+    if ('at' in reminder || task.dueTime !== null) todo.addSubcomponent(alarmOf(reminder, task.title));
   }
 }
 
