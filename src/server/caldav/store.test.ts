@@ -449,6 +449,29 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
     expect((await alice.request('GET', `/api/tasks/${row.id}/reminders`)).json()).toHaveLength(1);
   });
 
+  it('reads a floating due time in the caller’s zone', async () => {
+    const caller = callerOf(alice);
+    await dav(caller, (store) =>
+      store.put(
+        caller,
+        alice.inboxId,
+        'floating.ics',
+        ics('UID:floating', 'SUMMARY:Floating', 'DUE:20261201T100000'),
+        {},
+      ),
+    );
+    const row = await t.ctx.db.kysely
+      .selectFrom('tasks')
+      .selectAll()
+      .where('title', '=', 'Floating')
+      .executeTakeFirstOrThrow();
+    expect([row.due_date, row.due_time, row.due_time_zone]).toEqual([
+      '2026-12-01',
+      '10:00',
+      t.ctx.config.defaultTimeZone,
+    ]);
+  });
+
   it('moves a recurring task to its next date when a client completes it', async () => {
     const caller = callerOf(alice);
     const task = await create(alice, {

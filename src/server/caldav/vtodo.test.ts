@@ -177,6 +177,8 @@ const render = (fields: Partial<TodoFields>, updatedAt = '2026-02-01T10:00:00.00
   url: 'https://tasklane.example/tasks/42',
 });
 
+const asTaskOf = (text: string, change: Partial<TodoFields> = {}) => render({ ...fields(text), ...change });
+
 function refusal(text: string): HttpError {
   try {
     parseCalendarObject(text);
@@ -426,6 +428,37 @@ describe('parseCalendarObject', () => {
     expect(read.reminders).toEqual([{ relativeMinutes: 26 * 60 }, { at: '2026-03-01T08:00:00.000Z' }]);
   });
 
+  it('maps only a recurrence the app repeats by, with a DUE; keeps another as content', () => {
+    const object = (due: string | null, rule: string) =>
+      ics(
+        'BEGIN:VCALENDAR',
+        'BEGIN:VTODO',
+        'UID:a',
+        ...(due ? [due] : []),
+        rule,
+        'END:VTODO',
+        'END:VCALENDAR',
+      );
+    const due = 'DUE;VALUE=DATE:20260301';
+    expect(fields(object(due, 'RRULE:FREQ=MONTHLY;BYMONTHDAY=1')).recurrence).toBe(
+      'FREQ=MONTHLY;BYMONTHDAY=1',
+    );
+    for (const text of [
+      object(due, 'RRULE:FREQ=WEEKLY;COUNT=3'),
+      object(due, 'RRULE:FREQ=HOURLY'),
+      object(null, 'RRULE:FREQ=WEEKLY'),
+    ]) {
+      expect(fields(text).recurrence).toBeNull();
+      const rule = lines(text).find((line) => line.startsWith('RRULE')) as string;
+      expect(lines(renderCalendarObject(asTaskOf(text, { title: 'Edited' }), text))).toContain(rule);
+      const replaced = renderCalendarObject(
+        asTaskOf(text, { dueDate: '2026-03-02', recurrence: 'FREQ=DAILY' }),
+        text,
+      );
+      expect(lines(replaced).filter((line) => line.startsWith('RRULE'))).toEqual(['RRULE:FREQ=DAILY']);
+    }
+  });
+
   it('maps the master of a recurrence and keeps its overrides as content', () => {
     const text = ics(
       'BEGIN:VCALENDAR',
@@ -578,7 +611,7 @@ describe('renderCalendarObject without a stored object', () => {
     ],
     [
       'a recurrence on dates',
-      { dueDate: '2026-03-15', recurrence: 'FREQ=MONTHLY;BYMONTHDAY=15;UNTIL=20261231' },
+      { dueDate: '2026-03-15', recurrence: 'FREQ=MONTHLY;BYMONTHDAY=15;UNTIL=20261231T000000Z' },
     ],
     ['completed', { completed: true, completedAt: '2026-01-31T18:20:00.000Z' }],
     ['categories', { categories: ['Home', 'Garden, front', 'Ärger;mit Komma'] }],
@@ -668,6 +701,18 @@ describe('renderCalendarObject without a stored object', () => {
       ]),
     );
     expect(content.indexOf('BEGIN:VTIMEZONE')).toBeLessThan(content.indexOf('BEGIN:VTODO'));
+  });
+
+  it('writes the UNTIL of a recurrence on dates as a date, as its DTSTART', () => {
+    const content = lines(
+      renderCalendarObject(
+        render({ dueDate: '2026-03-15', recurrence: 'FREQ=DAILY;UNTIL=20261231T000000Z' }),
+        null,
+      ),
+    );
+    expect(content).toEqual(
+      expect.arrayContaining(['DTSTART;VALUE=DATE:20260315', 'RRULE:FREQ=DAILY;UNTIL=20261231']),
+    );
   });
 
   it('writes no DTSTART without a recurrence, no PRIORITY for P4, no sort order when none, NEEDS-ACTION', () => {

@@ -4,9 +4,11 @@ import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/
 import { instantInZone, isTimeZone } from '../../common/due';
 import { LABEL_LIMITS } from '../../common/labels';
 import { REMINDER_LIMITS } from '../../common/notifications';
+import { normalizeRecurrence } from '../../common/recurrence';
 import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
+import { keptText, originalsOf, serialise } from './ical-text';
 import { DavPreconditionError, type TodoFields, type TodoRender } from './types';
 
 /**
@@ -22,8 +24,6 @@ type Property = ICAL.Property;
 type Time = ICAL.Time;
 type Reminder = TodoFields['reminders'][number];
 type Due = Pick<TodoFields, 'dueDate' | 'dueTime' | 'dueTimeZone'>;
-
-const CRLF = '\r\n';
 
 const PRODID = '-//Tasklane//Tasklane//EN';
 
@@ -134,7 +134,7 @@ function fieldsOf(todo: Component, calendar: Component): TodoFields {
     title: text(todo.getFirstProperty('summary')) ?? '',
     description: text(todo.getFirstProperty('description')) || null,
     ...dueOf(todo.getFirstProperty('due'), calendar),
-    recurrence: recurrenceOf(todo.getFirstProperty('rrule')),
+    recurrence: recurrenceOf(todo),
     completed,
     completedAt: completed && completedProperty ? instantOf(completedProperty, calendar).toISOString() : null,
     priority: priorityOf(todo),
@@ -265,13 +265,32 @@ function instantOf(property: Property, calendar: Component): Date {
   return new Date(Date.UTC(utc.year, utc.month - 1, utc.day, utc.hour, utc.minute, utc.second));
 }
 
-function recurrenceOf(property: Property | null): string | null {
+/**
+ * RRULE as the app writes a recurrence (normalizeRecurrence), when the app can hold it: a rule the
+ * app does not repeat by (COUNT, HOURLY) or one without a DUE to repeat is content, and stays.
+ */
+function recurrenceOf(todo: Component): string | null {
+  const property = todo.getFirstProperty('rrule');
   if (!property) return null;
   const value = readValue(property);
   if (!(value instanceof ICAL.Recur) || !value.freq) {
     throw badRequest("The VTODO's RRULE is not a valid recurrence rule");
   }
-  return value.toString();
+  if (!todo.hasProperty('due')) return null;
+  return appRule(value.toString());
+}
+
+// normalizeRecurrence probes the rule for thirty years of dates (a dozen milliseconds for a weekly
+// one); clients use few rules, and a sync reads the same ones again and again: each is checked once.
+const appRules = new Map<string, string | null>();
+function appRule(rule: string): string | null {
+  let normal = appRules.get(rule);
+  if (normal === undefined) {
+    const parsed = normalizeRecurrence(rule);
+    normal = parsed.ok ? parsed.rule : null;
+    if (appRules.size < 1000) appRules.set(rule, normal);
+  }
+  return normal;
 }
 
 /**
@@ -373,12 +392,6 @@ function sortOrderOf(todo: Component): number | null {
   return Number.isSafeInteger(order) ? order : null;
 }
 
-/** The client's text, with CRLF line ends (RFC 5545 3.1) and a final one. */
-function keptText(text: string): string {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n|\r|\n/g, CRLF);
-  return lines.endsWith(CRLF) ? lines : lines + CRLF;
-}
-
 // ---- Writing -------------------------------------------------------------------------------
 
 /** A new object for a task made in the app (RFC 5545's required and usual properties). */
@@ -407,15 +420,20 @@ function update(calendar: Component, todo: Component, task: TodoRender): void {
   setProperty(todo, 'dtstamp', utcProperty('dtstamp', task.updatedAt));
   setProperty(todo, 'last-modified', utcProperty('last-modified', task.updatedAt));
   setText(todo, 'summary', task.title);
-  // The alarms that were reminders, read before DUE changes (one relative to a DUE that loses its
-  // time was a reminder, and goes with it).
+  // What the alarms and RRULE said before DUE changes (an alarm relative to a DUE that loses its
+  // time was a reminder, and goes with it). A rule written as the task has it is not checked again.
   const reminders = remindersOf(todo);
+  const rule = todo.getFirstProperty('rrule');
+  const recurrence =
+    rule && ruleKey(String(rule.getFirstValue())) === ruleKey(task.recurrence)
+      ? task.recurrence
+      : recurrenceOf(todo);
   if (setText(todo, 'description', task.description)) {
     // Thunderbird's HTML copy of the description would show the old text in its place.
     todo.removeAllProperties('x-alt-desc');
   }
   updateDue(calendar, todo, task);
-  updateRecurrence(todo, task);
+  if (recurrence !== task.recurrence) writeRecurrence(todo, task.recurrence, task.dueTime === null);
   updateCompletion(calendar, todo, task);
   if (priorityOf(todo) !== task.priority) {
     todo.removeAllProperties('priority');
@@ -574,19 +592,25 @@ function ruleKey(rule: string | null): string {
   return rule ? rule.toUpperCase().split(';').filter(Boolean).sort().join(';') : '';
 }
 
-function updateRecurrence(todo: Component, task: TodoRender): void {
-  const current = todo.getFirstProperty('rrule');
-  const value = current ? current.getFirstValue() : null;
-  if (ruleKey(value ? String(value) : null) === ruleKey(task.recurrence)) return;
+/**
+ * Replaces the RRULE, the client's included: the task's recurrence is the one now. Repeating a
+ * date alone, UNTIL is a date too (RFC 5545 3.3.10: the same kind of value as the start).
+ */
+function writeRecurrence(todo: Component, recurrence: string | null, onDates: boolean): void {
   todo.removeAllProperties('rrule');
-  if (!task.recurrence) return;
+  if (!recurrence) return;
   let rule: ICAL.Recur;
   try {
-    rule = ICAL.Recur.fromString(task.recurrence);
+    rule = ICAL.Recur.fromString(recurrence);
   } catch {
     return;
   }
-  if (rule.freq) todo.addPropertyWithValue('rrule', rule);
+  if (!rule.freq) return;
+  if (onDates && rule.until && !rule.until.isDate) {
+    const { year, month, day } = rule.until;
+    rule.until = ICAL.Time.fromData({ year, month, day, isDate: true });
+  }
+  todo.addPropertyWithValue('rrule', rule);
 }
 
 /**
@@ -676,106 +700,4 @@ function alarmOf(reminder: Reminder, title: string): Component {
   }
   alarm.addProperty(trigger);
   return alarm;
-}
-
-// ---- Text ----------------------------------------------------------------------------------
-
-/** A stored property: its line as the client wrote it (unfolded), and as ical.js writes it. */
-interface Original {
-  line: string;
-  written: string;
-}
-
-/** A component's content lines as they stand in a text, unfolded, without reading their values. */
-interface RawComponent {
-  name: string;
-  lines: string[];
-  children: RawComponent[];
-}
-
-function rawComponents(text: string): RawComponent[] {
-  const root: RawComponent = { name: '', lines: [], children: [] };
-  const open = [root];
-  const unfolded = keptText(text)
-    .replace(/\r\n[ \t]/g, '')
-    .split(CRLF);
-  for (const line of unfolded) {
-    if (!line) continue;
-    const parent = open[open.length - 1] as RawComponent;
-    const boundary = /^(BEGIN|END):(.*)$/i.exec(line);
-    if (boundary?.[1]?.toUpperCase() === 'BEGIN') {
-      const child: RawComponent = { name: (boundary[2] ?? '').trim().toLowerCase(), lines: [], children: [] };
-      parent.children.push(child);
-      open.push(child);
-    } else if (boundary && open.length > 1) open.pop();
-    else parent.lines.push(line);
-  }
-  return root.children;
-}
-
-/**
- * Pairs each property ical.js read from `text` with its line as sent. ical.js writes some things
- * its own way (it drops a VALUE parameter that names the default type, escapes a ';' in TEXT,
- * quotes parameters as it likes); a property the render does not change is written back as the
- * client wrote it. Properties pair up in order; a component whose count differs is left unpaired.
- */
-function originalsOf(calendar: Component, text: string): WeakMap<Property, Original> {
-  const originals = new WeakMap<Property, Original>();
-  const pair = (component: Component, raw: RawComponent) => {
-    if (component.name !== raw.name) return;
-    const properties = component.getAllProperties();
-    if (properties.length === raw.lines.length) {
-      for (const [index, property] of properties.entries()) {
-        originals.set(property, { line: raw.lines[index] as string, written: property.toICALString() });
-      }
-    }
-    const children = component.getAllSubcomponents();
-    if (children.length === raw.children.length) {
-      for (const [index, child] of children.entries()) pair(child, raw.children[index] as RawComponent);
-    }
-  };
-  const [raw] = rawComponents(text);
-  if (raw) pair(calendar, raw);
-  return originals;
-}
-
-/** The object's text: CRLF line ends, each line folded at 75 octets (RFC 5545 3.1), a final CRLF. */
-function serialise(calendar: Component, originals = new WeakMap<Property, Original>()): string {
-  const out: string[] = [];
-  const write = (component: Component) => {
-    out.push(`BEGIN:${component.name.toUpperCase()}`);
-    for (const property of component.getAllProperties()) {
-      const written = property.toICALString();
-      const original = originals.get(property);
-      out.push(fold(original && original.written === written ? original.line : written));
-    }
-    for (const child of component.getAllSubcomponents()) write(child);
-    out.push(`END:${component.name.toUpperCase()}`);
-  };
-  write(calendar);
-  return out.join(CRLF) + CRLF;
-}
-
-const FOLD_OCTETS = 75;
-
-/** Folds a content line so that no line, its leading space included, is over 75 octets. */
-function fold(line: string): string {
-  if (Buffer.byteLength(line) <= FOLD_OCTETS) return line;
-  const parts: string[] = [];
-  let part = '';
-  let octets = 0;
-  let limit = FOLD_OCTETS;
-  for (const char of line) {
-    const size = Buffer.byteLength(char);
-    if (octets + size > limit) {
-      parts.push(part);
-      part = '';
-      octets = 0;
-      limit = FOLD_OCTETS - 1;
-    }
-    part += char;
-    octets += size;
-  }
-  parts.push(part);
-  return parts.join(`${CRLF} `);
 }
