@@ -3,8 +3,9 @@
 // 100 hrefs, one request after the other), once on a fresh server (nothing rendered or cached yet)
 // and then repeated; a sync-collection REPORT with no token (every href and ETag); and one with
 // nothing changed since the last token (what every periodic sync asks). Min and median of the
-// repeats, on SQLite and on PostgreSQL. The tasks arrive through POST /api/import; the client signs
-// in with HTTP Basic, the username and an API token.
+// repeats, on SQLite and on PostgreSQL. The tasks (varied: dates, times, repeats, sub-tasks) arrive
+// through POST /api/import as a Tasklane JSON file; the client signs in with HTTP Basic, the
+// username and an API token.
 //
 //   npm run build && node bench/caldav.bench.mjs
 //
@@ -16,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { ADMIN, importCsv, median, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
+import { ADMIN, median, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -24,16 +25,61 @@ const TASKS = 5000;
 const PAGE = 100;
 const TARGETS = { fullSyncMs: 5000, quietSyncMs: 20 };
 
-/** 5,000 tasks in Tasklane's CSV: a title, a sentence of description, a due date on a third. */
-function csv() {
-  const lines = ['title,description,dueDate,completed,archived,notes,createdAt'];
-  for (let i = 0; i < TASKS; i++) {
-    const due = i % 3 === 0 ? `2026-12-${String((i % 28) + 1).padStart(2, '0')}` : '';
-    lines.push(
-      `Task ${i}: follow up on the report,"A sentence of description, as people write them.",${due},false,false,,`,
+/**
+ * 5,000 tasks as a Tasklane JSON file, as varied as a real project: a sentence of description each,
+ * a due date on a third (half of those at a time of day in Berlin, so with a VTIMEZONE), a weekly
+ * repeat on one in ten, every priority, and one in five a sub-task of the task before it.
+ */
+function tasksFile() {
+  const tasks = Array.from({ length: TASKS }, (_, i) => {
+    const due = i % 3 === 0;
+    return {
+      id: i + 1,
+      parentId: i % 5 === 4 ? i : null,
+      title: `Task ${i}: follow up on the report`,
+      description: 'A sentence of description, as people write them.',
+      dueDate: due ? `2026-12-${String((i % 28) + 1).padStart(2, '0')}` : null,
+      ...(due && i % 2 === 0 ? { dueTime: '09:30', dueTimeZone: 'Europe/Berlin' } : {}),
+      ...(due && i % 10 === 0 ? { recurrence: 'FREQ=WEEKLY' } : {}),
+      priority: (i % 4) + 1,
+      completed: false,
+      archived: false,
+      checklistItems: [],
+    };
+  });
+  return JSON.stringify({ format: 'tasklane', version: 1, tasks, agents: [] });
+}
+
+/** POST /api/import of the JSON file into the project. */
+function importJson(appUrl, headers, body, projectId) {
+  const boundary = `bench${Date.now()}`;
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.json"\r\nContent-Type: application/json\r\n\r\n`,
+    ),
+    Buffer.from(body),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${appUrl}/api/import?projectId=${projectId}`,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': payload.length,
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
+      },
     );
-  }
-  return lines.join('\n');
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 const xml = (body) => `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
@@ -87,9 +133,19 @@ async function benchDialect(dialect) {
     };
     const project = await api('POST', '/api/projects', { name: 'Synced' }, 201);
     const importStart = performance.now();
-    const imported = await importCsv(app.url, headers, csv(), project.id);
+    const imported = await importJson(app.url, headers, tasksFile(), project.id);
     if (imported.status !== 200) throw new Error(`import failed: ${imported.body}`);
     const importMs = performance.now() - importStart;
+    const listed = await api('GET', `/api/tasks?projectId=${project.id}&view=summary`);
+    const count = (test) => listed.filter(test).length;
+    const shape = [
+      listed.length,
+      count((t) => t.parentId),
+      count((t) => t.dueTime),
+      count((t) => t.recurrence),
+    ];
+    if (shape.join() !== [TASKS, TASKS / 5, 834, 167].join())
+      throw new Error(`imported ${shape.join(', ')} (tasks, sub-tasks, timed, repeating)`);
     const { token } = await api('POST', '/api/tokens', { name: 'Phone', scopes: ['read', 'write'] }, 201);
 
     const authorization = `Basic ${Buffer.from(`${ADMIN.username}:${token}`).toString('base64')}`;
@@ -168,7 +224,9 @@ async function benchDialect(dialect) {
       print(
         `${label.padEnd(52)} ${min.toFixed(1).padStart(9)} ${mid.toFixed(1).padStart(11)}${target !== undefined && mid > target ? '  over target' : ''}`,
       );
-    print(`\n${dialect}: ${TASKS} tasks in one project (imported in ${(importMs / 1000).toFixed(1)} s)`);
+    print(
+      `\n${dialect}: ${TASKS} varied tasks in one project (imported in ${(importMs / 1000).toFixed(1)} s)`,
+    );
     print(`${'figure'.padEnd(52)} ${'min ms'.padStart(9)} ${'median ms'.padStart(11)}`);
     row(`first full sync, the server's first ever (one run)`, cold, TARGETS.fullSyncMs);
     row(`first full sync (PROPFIND Depth 1 + multiget by ${PAGE})`, full, TARGETS.fullSyncMs);
