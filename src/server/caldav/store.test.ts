@@ -216,6 +216,8 @@ describe.each(testDialects)('CalDAV store on %s', (dialect) => {
       'bogus',
       `urn:tasklane:sync:${alice.inboxId + 1000}:1`,
       `urn:tasklane:sync:${alice.inboxId}:99999999999999`,
+      // Before the collection's first state: never handed out.
+      `urn:tasklane:sync:${alice.inboxId}:1`,
     ]) {
       expect(
         await failure(

@@ -123,12 +123,15 @@ export function createCaldavSync(db: Kysely<Database>, clock: Clock) {
       // The first refresh takes a sequence even for an empty collection: tokens start there.
       const bump = changes.length > 0 || first;
       const nowMs = now.getTime();
+      const next = sql<number>`case when seq + 1 > ${nowMs} then seq + 1 else ${nowMs} end`;
       const row = await trx
         .updateTable('caldav_collections')
         .set({
           fingerprint,
           refreshed_at: now.toISOString(),
-          ...(bump ? { seq: sql<number>`case when seq + 1 > ${nowMs} then seq + 1 else ${nowMs} end` } : {}),
+          ...(bump ? { seq: next } : {}),
+          // The first sequence is the oldest token there is: one before it was never handed out.
+          ...(first ? { min_seq: sql<number>`case when min_seq = 0 then ${next} else min_seq end` } : {}),
         })
         .where('user_id', '=', userId)
         .where('project_id', '=', projectId)
