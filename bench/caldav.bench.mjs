@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { ADMIN, median, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
+import { ADMIN, importFile, median, pgSchema, print, request, signIn, startApp } from './lib/app.mjs';
 
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',');
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 5);
@@ -48,38 +48,6 @@ function tasksFile() {
     };
   });
   return JSON.stringify({ format: 'tasklane', version: 1, tasks, agents: [] });
-}
-
-/** POST /api/import of the JSON file into the project. */
-function importJson(appUrl, headers, body, projectId) {
-  const boundary = `bench${Date.now()}`;
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.json"\r\nContent-Type: application/json\r\n\r\n`,
-    ),
-    Buffer.from(body),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${appUrl}/api/import?projectId=${projectId}`,
-      {
-        method: 'POST',
-        headers: {
-          ...headers,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': payload.length,
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 const xml = (body) => `<?xml version="1.0" encoding="utf-8"?>\n${body}`;
@@ -133,7 +101,10 @@ async function benchDialect(dialect) {
     };
     const project = await api('POST', '/api/projects', { name: 'Synced' }, 201);
     const importStart = performance.now();
-    const imported = await importJson(app.url, headers, tasksFile(), project.id);
+    const imported = await importFile(app.url, headers, tasksFile(), project.id, {
+      name: 'tasks.json',
+      type: 'application/json',
+    });
     if (imported.status !== 200) throw new Error(`import failed: ${imported.body}`);
     const importMs = performance.now() - importStart;
     const listed = await api('GET', `/api/tasks?projectId=${project.id}&view=summary`);

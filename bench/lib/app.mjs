@@ -177,11 +177,15 @@ export function startBareServer(bodyFile) {
 }
 
 /** POST /api/import of a Tasklane CSV (the search and views benches' 10,000 tasks): status and body. */
-export function importCsv(appUrl, headers, body, projectId) {
+export const importCsv = (appUrl, headers, body, projectId) =>
+  importFile(appUrl, headers, body, projectId, { name: 'tasks.csv', type: 'text/csv' });
+
+/** POST /api/import of a file (Tasklane CSV or JSON, Todoist CSV), into a project when named: status and body. */
+export function importFile(appUrl, headers, body, projectId, file) {
   const boundary = `bench${Date.now()}`;
   const payload = Buffer.concat([
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="tasks.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`,
     ),
     Buffer.from(body),
     Buffer.from(`\r\n--${boundary}--\r\n`),
