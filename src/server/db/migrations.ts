@@ -1193,6 +1193,44 @@ function caldav(dialect: DialectName): Migration {
   };
 }
 
+/**
+ * Issue 31: every task change is counted (`version`, sent as the ETag, checked by If-Match), and the
+ * answers to requests sent with an Idempotency-Key are kept for 24 hours per person, so a request
+ * repeated (an offline outbox whose answer was lost) is answered again without being done twice.
+ */
+function offline(dialect: DialectName): Migration {
+  const c = columns(dialect);
+  return {
+    async up(db: AnyDb) {
+      await db.schema
+        .alterTable('tasks')
+        .addColumn('version', 'integer', (col) => col.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .createTable('idempotency_keys')
+        .addColumn('user_id', 'integer', (col) => col.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('key', 'text', (col) => col.notNull())
+        .addColumn('method', 'text', (col) => col.notNull())
+        .addColumn('path', 'text', (col) => col.notNull())
+        /** SHA-256 of the request body as sent (hex); a repeat with another body is refused. */
+        .addColumn('body_hash', 'text', (col) => col.notNull())
+        /** Null while the first request is still running (a repeat then answers 409). */
+        .addColumn('status', 'integer')
+        .addColumn('response_body', 'text')
+        /** The answer's headers worth repeating (content-type, location, etag), as JSON. */
+        .addColumn('response_headers', 'text')
+        .addColumn('created_at', c.timestamp, (col) => col.notNull())
+        .addPrimaryKeyConstraint('idempotency_keys_pkey', ['user_id', 'key'])
+        .execute();
+      await db.schema
+        .createIndex('idempotency_keys_created_idx')
+        .on('idempotency_keys')
+        .column('created_at')
+        .execute();
+    },
+  };
+}
+
 /** Every migration, in order. Add new ones at the end; never edit one that has shipped. */
 export function migrationProvider(dialect: DialectName): MigrationProvider {
   return {
@@ -1222,6 +1260,7 @@ export function migrationProvider(dialect: DialectName): MigrationProvider {
         '0023_time_zone_chosen': timeZoneChosen(dialect),
         '0024_structure': structure(dialect),
         '0025_caldav': caldav(dialect),
+        '0026_offline': offline(dialect),
       };
     },
   };

@@ -209,6 +209,8 @@ export interface TasksTable {
   priority: ColumnType<number, number | undefined, number>;
   /** The task it is a sub-task of (migration 0024), in the same project and section; null: top-level. */
   parent_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Grows by one with every change to the row (migration 0026): the task's ETag, checked by If-Match. */
+  version: Generated<number>;
 }
 
 /**
@@ -579,6 +581,23 @@ export interface CaldavEntriesTable {
   deleted: DefaultedBool;
 }
 
+/**
+ * A request sent with an Idempotency-Key (issue 31), kept 24 hours per person: while `status` is
+ * null the first is still running; then its answer, given again to a repeat.
+ */
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  method: string;
+  path: string;
+  body_hash: string;
+  status: number | null;
+  response_body: string | null;
+  /** JSON: the answer's headers worth repeating. */
+  response_headers: string | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -624,6 +643,7 @@ export interface Database {
   caldav_objects: CaldavObjectsTable;
   caldav_collections: CaldavCollectionsTable;
   caldav_entries: CaldavEntriesTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

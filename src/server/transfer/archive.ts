@@ -217,6 +217,7 @@ const COLUMNS = {
     section_id: 'id?',
     priority: 'integer',
     parent_id: 'id?',
+    version: 'integer',
   },
   task_relations: {
     id: 'id',
@@ -441,6 +442,7 @@ const LATER_COLUMNS: { [T in ArchivedTable]?: Record<string, unknown> } = {
     section_id: null,
     priority: 4,
     parent_id: null,
+    version: 1,
   },
   users: { time_zone: null, time_zone_chosen: false },
   api_tokens: { can_write: true, project_ids: null },
