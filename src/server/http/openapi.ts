@@ -29,6 +29,11 @@ declare module 'fastify' {
      * document only: Fastify never sees it, so it validates nothing.
      */
     streamedBody?: Record<string, ZodType>;
+    /**
+     * Headers an answer carries, by status, each with its description (a task's `ETag`, issue 31).
+     * For the document only: the handler sets them.
+     */
+    responseHeaders?: Record<number, Record<string, string>>;
   }
   interface FastifyInstance {
     apiDocument: ApiDocument;
@@ -306,6 +311,17 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
         'x-response-description': json.description ?? STATUS_TEXT[code] ?? 'Answer',
       };
     }
+  }
+  for (const [code, headers] of Object.entries(schema.responseHeaders ?? {})) {
+    const documented = response[code];
+    if (!documented) {
+      problem(`declares headers for ${code}, which it does not answer`);
+      continue;
+    }
+    // @fastify/swagger's key for a response's headers, each `{schema, description}` in the document.
+    documented.headers = Object.fromEntries(
+      Object.entries(headers).map(([name, description]) => [name, { type: 'string', description }]),
+    );
   }
   out.response = response;
   return out;
