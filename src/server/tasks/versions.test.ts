@@ -144,6 +144,19 @@ describe.each(testDialects)('task versions on %s', (dialect) => {
     expect((await patch(task.id, { title: 'Buy milk' })).statusCode).toBe(200);
   });
 
+  it('documents the ETag, If-Match and the 412 in the OpenAPI document', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const { get: read, patch: change } = document.paths['/api/tasks/{id}'];
+    expect(read.responses['200'].headers.ETag).toMatchObject({ schema: { type: 'string' } });
+    expect(change.responses['200'].headers.ETag.description).toMatch(/version/);
+    expect(change.responses['412'].headers.ETag).toBeDefined();
+    const conflict = change.responses['412'].content['application/json'].schema;
+    expect(conflict.required).toEqual(['message', 'task']);
+    expect(change.parameters).toContainEqual(
+      expect.objectContaining({ in: 'header', name: 'if-match', required: false }),
+    );
+  });
+
   it('lets only one of two PATCHes naming the same version win', async () => {
     for (let round = 0; round < 3; round++) {
       const task = await create(`Race ${round}`);
