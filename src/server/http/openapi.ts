@@ -278,7 +278,9 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
   if (schema.params) out.params = toJsonSchema(schema.params, 'input', `${name} params`, problems);
   if (schema.querystring)
     out.querystring = toJsonSchema(schema.querystring, 'input', `${name} querystring`, problems);
-  if (schema.headers) out.headers = toJsonSchema(schema.headers, 'input', `${name} headers`, problems);
+  if (schema.headers) {
+    out.headers = headerNames(toJsonSchema(schema.headers, 'input', `${name} headers`, problems));
+  }
   if (schema.body) {
     out.body = toJsonSchema(schema.body, 'input', `${name} body`, problems);
   } else if (schema.streamedBody) {
@@ -325,6 +327,25 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
   }
   out.response = response;
   return out;
+}
+
+/**
+ * Request headers as HTTP writes them (`If-Match`): Fastify validates them by their lower-case names,
+ * which is how a route's schema must spell them, but the document speaks to people.
+ */
+function headerNames(json: JsonSchema): JsonSchema {
+  const cased = (header: string) =>
+    header.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+  const properties = (json.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...json,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([header, value]) => [cased(header), value]),
+    ),
+    ...(Array.isArray(json.required)
+      ? { required: json.required.map((header: string) => cased(header)) }
+      : {}),
+  };
 }
 
 /** `/api/...` routes, but not the reference page's own files. */

@@ -156,7 +156,7 @@ describe.each(testDialects)('task versions on %s', (dialect) => {
     const conflict = change.responses['412'].content['application/json'].schema;
     expect(conflict.required).toEqual(['message', 'task']);
     expect(change.parameters).toContainEqual(
-      expect.objectContaining({ in: 'header', name: 'if-match', required: false }),
+      expect.objectContaining({ in: 'header', name: 'If-Match', required: false }),
     );
   });
 
