@@ -29,6 +29,11 @@ declare module 'fastify' {
      * document only: Fastify never sees it, so it validates nothing.
      */
     streamedBody?: Record<string, ZodType>;
+    /**
+     * Headers an answer carries, by status, each with its description (a task's `ETag`, issue 31).
+     * For the document only: the handler sets them.
+     */
+    responseHeaders?: Record<number, Record<string, string>>;
   }
   interface FastifyInstance {
     apiDocument: ApiDocument;
@@ -273,7 +278,9 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
   if (schema.params) out.params = toJsonSchema(schema.params, 'input', `${name} params`, problems);
   if (schema.querystring)
     out.querystring = toJsonSchema(schema.querystring, 'input', `${name} querystring`, problems);
-  if (schema.headers) out.headers = toJsonSchema(schema.headers, 'input', `${name} headers`, problems);
+  if (schema.headers) {
+    out.headers = headerNames(toJsonSchema(schema.headers, 'input', `${name} headers`, problems));
+  }
   if (schema.body) {
     out.body = toJsonSchema(schema.body, 'input', `${name} body`, problems);
   } else if (schema.streamedBody) {
@@ -307,8 +314,38 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
       };
     }
   }
+  for (const [code, headers] of Object.entries(schema.responseHeaders ?? {})) {
+    const documented = response[code];
+    if (!documented) {
+      problem(`declares headers for ${code}, which it does not answer`);
+      continue;
+    }
+    // @fastify/swagger's key for a response's headers, each `{schema, description}` in the document.
+    documented.headers = Object.fromEntries(
+      Object.entries(headers).map(([name, description]) => [name, { type: 'string', description }]),
+    );
+  }
   out.response = response;
   return out;
+}
+
+/**
+ * Request headers as HTTP writes them (`If-Match`): Fastify validates them by their lower-case names,
+ * which is how a route's schema must spell them, but the document speaks to people.
+ */
+function headerNames(json: JsonSchema): JsonSchema {
+  const cased = (header: string) =>
+    header.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase());
+  const properties = (json.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...json,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([header, value]) => [cased(header), value]),
+    ),
+    ...(Array.isArray(json.required)
+      ? { required: json.required.map((header: string) => cased(header)) }
+      : {}),
+  };
 }
 
 /** `/api/...` routes, but not the reference page's own files. */
