@@ -317,6 +317,40 @@ describe.each(testDialects)('Idempotency-Key on %s', (dialect) => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('names the header on every write under /api/ (with its 409 and 422), and on no read', async () => {
+    const t = await createTestApp('sqlite');
+    try {
+      type Operation = { parameters?: Array<{ $ref?: string }>; responses?: Record<string, unknown> };
+      const document = JSON.parse(t.app.apiDocument.json) as {
+        paths: Record<string, Record<string, Operation>>;
+        components: { parameters: Record<string, { name: string; in: string }> };
+      };
+      expect(document.components.parameters.IdempotencyKey).toMatchObject({
+        name: IDEMPOTENCY_KEY_HEADER,
+        in: 'header',
+      });
+      const ref = '#/components/parameters/IdempotencyKey';
+      let writes = 0;
+      for (const [path, operations] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(operations)) {
+          const named = (operation.parameters ?? []).some((parameter) => parameter.$ref === ref);
+          const write = ['post', 'patch', 'put', 'delete'].includes(method);
+          expect(named, `${method} ${path}`).toBe(write);
+          if (!write) continue;
+          writes += 1;
+          expect(Object.keys(operation.responses ?? {}), `${method} ${path}`).toEqual(
+            expect.arrayContaining(['409', '422']),
+          );
+        }
+      }
+      expect(writes).toBeGreaterThan(50);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 /** The keys live in the database: they hold across instances on one PostgreSQL, and through a restart. */
 describe.each(testDialects)('Idempotency-Key across instances and restarts on %s', (dialect) => {
   let base: TestDatabase;

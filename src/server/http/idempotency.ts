@@ -39,7 +39,9 @@ import { badRequest, HttpError } from './errors';
  * - A row still in flight after IDEMPOTENCY_IN_FLIGHT_MS was left by an instance that died mid-way:
  *   a repeat takes it over and runs the request.
  *
- * Without the header a request costs one header lookup: no query, no hashing.
+ * Reads, pages and unknown paths run none of this; a write without the header costs a header lookup
+ * (no query, no hashing). An answer never sent through onSend (a hijacked reply, a crash) leaves its
+ * key in flight until the bound above.
  */
 
 /**
@@ -264,11 +266,10 @@ function hashBody(body: unknown): string {
 const kClaim = Symbol('idempotencyClaim');
 type ClaimedRequest = FastifyRequest & { [kClaim]?: IdempotencyClaim };
 
-/** The key of a write under /api/, or undefined when there is none to honour. */
+/** The request's key, or undefined when it has none; a key that is no key is a 400. */
 function keyOf(request: FastifyRequest): string | undefined {
   const value = request.headers[HEADER];
   if (value === undefined) return undefined;
-  if (!WRITE_METHODS.has(request.method) || !request.url.startsWith('/api/')) return undefined;
   const key = Array.isArray(value) ? value.join(', ') : value;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw badRequest(IDEMPOTENCY_MESSAGES.invalid);
   return key;
@@ -297,24 +298,20 @@ function keepable(reply: FastifyReply, payload: unknown): KeptAnswer | undefined
 }
 
 /**
- * Registers the hooks: after the session plugin (keys are per person), before the routes. The
- * claim is made at preValidation, once the body is read and before it is validated, so an invalid
- * body's 400 is kept like any refusal.
+ * Adds two hooks to each POST, PATCH, PUT and DELETE route under /api/ as it is declared (so reads,
+ * pages and unknown paths run none): register it after the session plugin (keys are per person) and
+ * before the routes. The claim is made at preValidation, once the body is read and before it is
+ * validated, so an invalid body's 400 is kept like any other refusal; the answer is kept at onSend,
+ * before compression (which the replay goes through again).
  */
 export const idempotencyPlugin = fp<{ store: IdempotencyStore }>(
   async (app, { store }) => {
-    /** Keeps the answer, or lets the key go (a 5xx, an answer not kept, none at all). */
-    const settle = (request: ClaimedRequest, answer: KeptAnswer | undefined) => {
-      const claim = request[kClaim];
-      if (!claim) return undefined;
-      request[kClaim] = undefined;
-      const done = answer ? store.keep(claim, answer) : store.release(claim);
-      return done.catch((error) =>
-        request.log.error({ err: error, key: claim.key }, 'idempotency key not settled'),
-      );
-    };
-
-    app.addHook('preValidation', (request: ClaimedRequest, reply, done) => {
+    const claimKey = (request: ClaimedRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      // A route served with GET and POST alike: the GET has nothing to keep.
+      if (!WRITE_METHODS.has(request.method)) {
+        done();
+        return;
+      }
       let key: string | undefined;
       try {
         key = keyOf(request);
@@ -323,11 +320,8 @@ export const idempotencyPlugin = fp<{ store: IdempotencyStore }>(
         return;
       }
       const session = request.session;
-      if (key === undefined || !session || request.is404) {
-        done();
-        return;
-      }
-      if (String(request.headers['content-type'] ?? '').startsWith('multipart/')) {
+      // No one to key it by; or a multipart upload, whose body the handler reads itself.
+      if (key === undefined || !session || request.headers['content-type']?.startsWith('multipart/')) {
         done();
         return;
       }
@@ -356,23 +350,33 @@ export const idempotencyPlugin = fp<{ store: IdempotencyStore }>(
               return;
           }
         }, done);
-    });
+    };
 
-    app.addHook('onSend', (request: ClaimedRequest, reply, payload, done) => {
-      if (!request[kClaim]) {
+    /** Keeps the answer, or lets the key go (a 5xx, an error thrown, an answer that is not kept). */
+    const keepAnswer = (
+      request: ClaimedRequest,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (error: null, payload: unknown) => void,
+    ) => {
+      const claim = request[kClaim];
+      if (!claim) {
         done(null, payload);
         return;
       }
-      const settled = settle(request, reply.statusCode < 500 ? keepable(reply, payload) : undefined);
-      if (settled) settled.then(() => done(null, payload));
-      else done(null, payload);
-    });
+      request[kClaim] = undefined;
+      const answer = reply.statusCode < 500 ? keepable(reply, payload) : undefined;
+      (answer ? store.keep(claim, answer) : store.release(claim))
+        .catch((error) => request.log.error({ err: error, key: claim.key }, 'idempotency key not settled'))
+        .then(() => done(null, payload));
+    };
 
-    // An answer that never went through onSend (the reply was hijacked): its key is let go.
-    app.addHook('onResponse', (request: ClaimedRequest, _reply, done) => {
-      const settled = settle(request, undefined);
-      if (settled) settled.then(() => done());
-      else done();
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/')) return;
+      if (![route.method].flat().some((method) => WRITE_METHODS.has(method))) return;
+      // First of the route's own: before its guards' preValidation, and before compression's onSend.
+      route.preValidation = [claimKey, ...[route.preValidation ?? []].flat()] as typeof route.preValidation;
+      route.onSend = [keepAnswer, ...[route.onSend ?? []].flat()] as typeof route.onSend;
     });
   },
   { name: 'idempotency', dependencies: ['session'] },
