@@ -208,6 +208,20 @@ describe.each(testDialects)('Idempotency-Key on %s', (dialect) => {
       201,
     );
     expect(await tasksTitled(t, 'Water plants')).toBe(2);
+
+    // Ana's API token is Ana: her key, sent with it, is the one she used from the browser.
+    const { token } = (await send(t, ana, 'POST', '/api/tokens', { name: 'Script' })).json<{
+      token: string;
+    }>();
+    const viaToken = await t.app.inject({
+      method: 'POST',
+      url: '/api/tasks',
+      headers: { authorization: `Bearer ${token}`, [IDEMPOTENCY_KEY_HEADER]: 'same-key' },
+      payload: { title: 'Water plants' },
+    });
+    expect(viaToken.statusCode).toBe(201);
+    expect(viaToken.headers[REPLAYED]).toBe('true');
+    expect(viaToken.body).toBe(anas.body);
   });
 
   it('forgets a key after 24 hours (it counts as unused), and the job queue’s prune deletes it', async () => {
