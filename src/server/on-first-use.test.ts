@@ -12,6 +12,8 @@ const LOADED_ON_FIRST_USE = [
   '@simplewebauthn/server',
   'chrono-node',
   'web-push',
+  'ical.js',
+  'fast-xml-parser',
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/server/streamableHttp.js',
 ];

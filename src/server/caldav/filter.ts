@@ -1,5 +1,5 @@
-import ICAL from 'ical.js';
 import { badRequest } from '../http/errors';
+import { ICAL } from './libraries';
 import { childOf, childrenOf, NS, type XmlElement } from './xml';
 
 /**
@@ -105,7 +105,7 @@ export function matchesEveryTask(filter: CompFilter | null): boolean {
   );
 }
 
-type Component = InstanceType<typeof ICAL.Component>;
+type Component = InstanceType<(typeof ICAL)['Component']>;
 
 const instant = (component: Component, name: string): number | undefined => {
   const value = component.getFirstPropertyValue(name);

@@ -10,9 +10,13 @@ import { TOKEN_MESSAGES } from '../../common/tokens';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
 import { shareProject, signUpTeam } from '../testing/team';
+import { loadCaldavLibraries } from './libraries';
 import { DAV_ROUTE_MESSAGES } from './routes';
 import { createDavHarness, type DavHarness } from './testing/harness';
 import { parseXml, type XmlElement } from './xml';
+
+// The tests read answers with the routes' own XML reader.
+beforeAll(loadCaldavLibraries);
 
 const todo = (uid: string, extra = '') =>
   [

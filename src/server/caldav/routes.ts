@@ -20,6 +20,7 @@ import {
 } from '../http/errors';
 import { authenticateDav, type DavAuthDeps, type DavSignIn } from './auth';
 import { type CompFilter, matchesEveryTask, matchesFilter, parseFilter } from './filter';
+import { loadCaldavLibraries } from './libraries';
 import {
   type DavCaller,
   type DavCollection,
@@ -310,6 +311,7 @@ function registerDav(scope: FastifyInstance, url: string, store: DavStore, auth:
       reply.header('DAV', DAV_CAPABILITIES);
       // OPTIONS says what this server speaks, to anyone (clients ask it before signing in).
       if (request.method === 'OPTIONS') return;
+      await loadCaldavLibraries();
       signedIn.set(request, await authenticateDav(request, auth));
     },
     handler: async (request, reply) => {

@@ -15,6 +15,7 @@ import type { LabelService } from '../labels/service';
 import type { ReminderService } from '../reminders/service';
 import type { TaskService } from '../tasks/service';
 import type { Clock } from '../time/clock';
+import { loadCaldavLibraries } from './libraries';
 import {
   appTaskId,
   appTaskUid,
@@ -175,7 +176,8 @@ export function createCaldavStore({
    */
   async function render(userId: number, projectId: number, rows: DavTaskRow[], whole: boolean) {
     const ids = whole ? undefined : rows.map((row) => row.id);
-    const [names, taskReminders] = await Promise.all([
+    const [, names, taskReminders] = await Promise.all([
+      loadCaldavLibraries(),
       repository.labelNames(userId, projectId, ids),
       repository.reminders(projectId, ids),
     ]);
@@ -635,7 +637,7 @@ export function createCaldavStore({
     },
 
     async put(caller, projectId, href, body, conditions) {
-      await writable(caller, projectId);
+      await Promise.all([writable(caller, projectId), loadCaldavLibraries()]);
       const { fields, ical } = parseCalendarObject(body);
       return withChangeSource('caldav', async () => {
         const existing = (await resolve(projectId, [href], true)).get(href);

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CALDAV_MESSAGES } from '../../common/caldav';
 import { HttpError } from '../http/errors';
+import { loadCaldavLibraries } from './libraries';
 import { DavPreconditionError, type TodoFields, type TodoRender } from './types';
 import { etagOf, parseCalendarObject, renderCalendarObject } from './vtodo';
+
+beforeAll(loadCaldavLibraries);
 
 /** An object as a client writes it: lines joined with CRLF, a final CRLF. */
 const ics = (...lines: string[]) => `${lines.join('\r\n')}\r\n`;

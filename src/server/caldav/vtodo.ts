@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import ICAL from 'ical.js';
+import type ICALModule from 'ical.js';
 import { CALDAV_MESSAGES, priorityFromIcal, priorityToIcal } from '../../common/caldav';
 import { instantInZone, isTimeZone } from '../../common/due';
 import { LABEL_LIMITS } from '../../common/labels';
@@ -9,6 +9,7 @@ import { sameTimeZone } from '../../common/time-zone';
 import { vtimezone } from '../calendar/time-zones';
 import { badRequest } from '../http/errors';
 import { keptText, originalsOf, serialise } from './ical-text';
+import { ICAL } from './libraries';
 import { DavPreconditionError, type TodoFields, type TodoRender } from './types';
 
 /**
@@ -19,9 +20,9 @@ import { DavPreconditionError, type TodoFields, type TodoRender } from './types'
  * recurrence) goes back to it unchanged.
  */
 
-type Component = ICAL.Component;
-type Property = ICAL.Property;
-type Time = ICAL.Time;
+type Component = ICALModule.Component;
+type Property = ICALModule.Property;
+type Time = ICALModule.Time;
 type Reminder = TodoFields['reminders'][number];
 type Due = Pick<TodoFields, 'dueDate' | 'dueTime' | 'dueTimeZone'>;
 
@@ -599,7 +600,7 @@ function ruleKey(rule: string | null): string {
 function writeRecurrence(todo: Component, recurrence: string | null, onDates: boolean): void {
   todo.removeAllProperties('rrule');
   if (!recurrence) return;
-  let rule: ICAL.Recur;
+  let rule: ICALModule.Recur;
   try {
     rule = ICAL.Recur.fromString(recurrence);
   } catch {

@@ -1,5 +1,6 @@
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import type { XMLBuilder, XMLParser } from 'fast-xml-parser';
 import { badRequest } from '../http/errors';
+import { xmlLibrary } from './libraries';
 
 /**
  * WebDAV's XML (RFC 4918 §14) in and out. fast-xml-parser knows prefixes, not namespaces, so the
@@ -44,7 +45,7 @@ export interface PropName {
 
 export const propKey = ({ ns, name }: PropName) => `{${ns}}${name}`;
 
-const parser = new XMLParser({
+const parserOptions = {
   preserveOrder: true,
   ignoreAttributes: false,
   attributeNamePrefix: '',
@@ -54,7 +55,8 @@ const parser = new XMLParser({
   trimValues: false,
   // Character references (&#13;) are read; named ones beyond XML's five come from no DAV client.
   htmlEntities: true,
-});
+};
+let parser: XMLParser | undefined;
 
 type OrderedNode = Record<string, unknown> & { ':@'?: Record<string, string> };
 
@@ -65,10 +67,12 @@ type OrderedNode = Record<string, unknown> & { ':@'?: Record<string, string> };
 export function parseXml(body: string): XmlElement | null {
   if (body.trim() === '') return null;
   if (/<!DOCTYPE/i.test(body)) throw badRequest('The XML body must not have a DOCTYPE.');
+  const { XMLParser, XMLValidator } = xmlLibrary();
   const valid = XMLValidator.validate(body);
   if (valid !== true) throw badRequest(`The XML body is not well-formed: ${valid.err.msg}`);
   let nodes: OrderedNode[];
   try {
+    parser ??= new XMLParser(parserOptions);
     nodes = parser.parse(body) as OrderedNode[];
   } catch (error) {
     throw badRequest(`The XML body could not be read: ${(error as Error).message}`);
@@ -144,7 +148,11 @@ const builderOptions = {
   processEntities: true,
   jPath: false,
 };
-const builder = new XMLBuilder(builderOptions);
+let xmlBuilder: XMLBuilder | undefined;
+const builder = () => {
+  xmlBuilder ??= new (xmlLibrary().XMLBuilder)(builderOptions);
+  return xmlBuilder;
+};
 
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n';
 
@@ -185,7 +193,7 @@ export function multistatus(responses: DavResponse[], syncToken?: string): strin
     })),
     ...(syncToken === undefined ? {} : { 'D:sync-token': syncToken }),
   };
-  return XML_DECLARATION + builder.build({ 'D:multistatus': body });
+  return XML_DECLARATION + builder().build({ 'D:multistatus': body });
 }
 
 /** A DAV:error body naming the precondition that failed (RFC 4918 §16). */
@@ -193,7 +201,7 @@ export function errorBody(condition: PropName): string {
   const prefix = PREFIXES[condition.ns] ?? 'X';
   return (
     XML_DECLARATION +
-    builder.build({
+    builder().build({
       'D:error': {
         '@_xmlns:D': NS.dav,
         ...(prefix === 'D' ? {} : { [`@_xmlns:${prefix}`]: condition.ns }),
