@@ -7,7 +7,7 @@ import { apiRequest, errorStatus, serverMessage } from '../lib/api';
 import { isOffline, isReconnecting, whenReconnected } from '../lib/connection';
 import { queryClient } from '../lib/query-client';
 import { getSession, subscribeSession } from '../lib/session';
-import { saveTaskEdit } from '../tasks/api';
+import { patchCachedTask, screenTask, shownPatch } from '../tasks/api';
 import { errorToast } from '../ui/toasts';
 import { toast } from '../ui/use-toast';
 import {
@@ -309,8 +309,7 @@ async function saved(userId: number, entry: OutboxEntry, response: Response) {
     body = undefined;
   }
   const created = entry.createsTaskId !== undefined && isTask(body) ? body : undefined;
-  const version =
-    isTask(body) && body.id === entry.task.id ? (body as { version?: number }).version : undefined;
+  const version = isTask(body) && body.id === entry.task.id ? body.version : undefined;
   await changeEntries(userId, (entries) => {
     let rest = entries.filter((candidate) => candidate.key !== entry.key);
     if (created) rest = rewriteTempId(rest, entry.createsTaskId!, created);
@@ -353,7 +352,7 @@ function currentTaskOf(error: unknown): Task | undefined {
  */
 async function conflict(userId: number, entry: OutboxEntry, error: unknown) {
   const server = currentTaskOf(error);
-  const version = (server as { version?: number } | undefined)?.version;
+  const version = server?.version;
   if (!server || typeof version !== 'number') {
     await refused(userId, entry, error);
     return;
@@ -420,19 +419,29 @@ async function tellConflict(
   });
 }
 
-/** 'Use mine': the person's value again, on the task as it is now; a failure says so. */
+/**
+ * 'Use mine': the person's values again, kept and sent like any offline edit (so it is shown at once,
+ * waits while offline, and merges again if the task changed once more), on the version the screen
+ * knows now, with the values the conflict left as its 'before'.
+ */
 async function sendMine(entry: OutboxEntry, server: Task, mine: Record<string, unknown>) {
-  const fields = Object.keys(mine);
-  const now = queryClient.getQueryData<Task>([taskPath(server.id)]) ?? server;
-  try {
-    await saveTaskEdit(queryClient, server.id, mine, {
-      title: typeof mine.title === 'string' ? mine.title : (now.title ?? entry.task.title),
-      baseVersion: (now as { version?: number }).version,
-      before: bodyFieldsOf(now, fields),
-    });
-  } catch (error) {
-    errorToast(OFFLINE_COPY.refused(server.title, serverMessage(error) ?? OUTBOX_COPY.refusedReason));
-  }
+  const userId = currentUser();
+  if (userId === undefined) return;
+  const now = screenTask(queryClient, server.id) ?? server;
+  patchCachedTask(queryClient, server.id, shownPatch(queryClient, now, mine));
+  const change: OutboxChange = {
+    method: 'PATCH',
+    url: taskPath(server.id),
+    body: mine,
+    task: {
+      id: server.id,
+      title: typeof mine.title === 'string' ? mine.title : now.title || entry.task.title,
+    },
+    baseVersion: Math.max(now.version ?? 0, server.version),
+    before: bodyFieldsOf(server, Object.keys(mine)),
+  };
+  await changeEntries(userId, (entries) => [...entries, { ...change, key: newKey(), keptAt: Date.now() }]);
+  void flushOutbox();
 }
 
 // ---------------------------------------------------------------------------------------------------

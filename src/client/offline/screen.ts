@@ -24,8 +24,7 @@ const aboutTask = (id: number) => (key: readonly unknown[]) =>
 export function replaceTempTask(queryClient: QueryClient, tempId: number, task: Task): void {
   const swap = <T extends Listed>(tasks: T[] | undefined) =>
     tasks?.map((listed) => {
-      if (listed.id === tempId)
-        return { ...listed, id: task.id, version: (task as { version?: number }).version } as T;
+      if (listed.id === tempId) return { ...listed, id: task.id, version: task.version } as T;
       return listed.parentId === tempId ? { ...listed, parentId: task.id } : listed;
     });
   queryClient.setQueriesData<Listed[]>({ queryKey: [TASKS_PATH] }, (data) =>

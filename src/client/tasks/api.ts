@@ -185,12 +185,6 @@ export async function updateTask(id: number, updates: TaskUpdates): Promise<Task
   return (await res.json()) as Task;
 }
 
-/** The version a cached task was read at (issue 31), if the server sent one. */
-const versionOf = (task: object | undefined): number | undefined => {
-  const version = (task as { version?: unknown } | undefined)?.version;
-  return typeof version === 'number' ? version : undefined;
-};
-
 /** The task as the screen has it now: its own query (in full) or any cached list's copy. */
 export function screenTask(queryClient: QueryClient, id: number): TaskSummary | undefined {
   const own = queryClient.getQueryData<Task>(taskKey(id));
@@ -249,16 +243,15 @@ export async function saveTaskEdit(
   queryClient: QueryClient,
   id: number,
   updates: TaskUpdates,
-  known: { title?: string; baseVersion?: number; before?: Record<string, unknown> } = {},
 ): Promise<Task> {
   const current = screenTask(queryClient, id);
   const res = await sendOrKeep({
     method: 'PATCH',
     url: taskPath(id),
     body: updates,
-    task: { id, title: known.title ?? updates.title ?? current?.title ?? '' },
-    baseVersion: known.baseVersion ?? versionOf(current),
-    before: known.before ?? (current ? bodyFieldsOf(current, Object.keys(updates)) : undefined),
+    task: { id, title: updates.title ?? current?.title ?? '' },
+    baseVersion: current?.version,
+    before: current ? bodyFieldsOf(current, Object.keys(updates)) : undefined,
   });
   if (res) {
     const task = (await res.json()) as Task;
