@@ -149,12 +149,70 @@ describeBrowser('the outbox', () => {
     await titleButton(page, 'Call the plumber at 9').waitFor();
   });
 
+  it('saves each field edited offline once: description, notes, due date and time, priority, labels', async () => {
+    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const label = await admin.call<{ id: number }>('POST', '/api/labels', { name: 'errand', color: 'red' });
+    const task = await createTask(admin, 'Collect the parcel');
+    const { page, context } = await signedIn();
+    const scope = card(page, 'Collect the parcel');
+    await scope.getByRole('button', { name: 'Expand task' }).click();
+    // Expanded online, the card has read the task in full (its notes) and the labels.
+    await scope.getByRole('textbox', { name: 'Notes' }).waitFor();
+    await scope.getByRole('checkbox', { name: 'errand' }).waitFor();
+
+    await goOffline(context, page);
+    await scope.getByRole('button', { name: 'Click to add description...' }).click();
+    await scope.getByLabel('Description').fill('At the post office');
+    await page.keyboard.press('Enter');
+    await scope.getByText('At the post office').waitFor();
+    const date = scope.getByLabel('Due date');
+    await date.fill('2030-03-14');
+    await date.blur();
+    const time = scope.getByLabel('Due time');
+    await expect.poll(() => time.isEnabled()).toBe(true);
+    await time.fill('09:30');
+    await time.blur();
+    await scope.getByLabel('Priority').selectOption({ label: 'Priority 2 (high)' });
+    await scope.getByRole('checkbox', { name: 'errand' }).check();
+    await scope.getByRole('textbox', { name: 'Notes' }).fill('Bring the slip');
+    await scope.getByRole('button', { name: 'Collapse task' }).click();
+    await expect.poll(() => waitingInStore(page)).toBe(6);
+    // Shown at once on the card, while nothing reached the server.
+    await scope.getByText('At the post office').waitFor();
+    expect(await scope.getByText('errand').count()).toBeGreaterThan(0);
+    expect((await serverTask(admin, task.id)).description).toBeNull();
+
+    await context.setOffline(false);
+    await expect.poll(() => waitingInStore(page)).toBe(0);
+    const saved = await serverTask(admin, task.id);
+    expect(saved).toMatchObject({
+      description: 'At the post office',
+      notes: 'Bring the slip',
+      dueDate: '2030-03-14',
+      dueTime: '09:30',
+      priority: 2,
+      labels: [{ id: label.id, name: 'errand' }],
+    });
+    const kinds = (await admin.call<ActivityEntry[]>('GET', `${taskPath(task.id)}/activity`)).map(
+      (e) => e.kind,
+    );
+    expect(kinds.filter((kind) => kind === 'description_changed')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'priority_changed')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'labels_changed')).toHaveLength(1);
+    // No edit needed a merge: each was sent on the version the one before it made.
+    expect(saved.version).toBe(task.version + 6);
+  });
+
   it('repeats a change whose answer was lost with the same key: the server does it once', async () => {
     const admin = await apiAs(ADMIN.username, ADMIN.password);
     const task = await createTask(admin, 'Water the ferns');
     const { page, context } = await signedIn();
     await titleButton(page, 'Water the ferns').waitFor();
     const patches = watchPatches(page);
+    const replayed: (string | undefined)[] = [];
+    page.on('response', (response) => {
+      if (response.request().method() === 'PATCH') replayed.push(response.headers()['idempotent-replayed']);
+    });
 
     await goOffline(context, page);
     await renameOnScreen(page, 'Water the ferns', 'Water the ferns twice');
@@ -173,6 +231,8 @@ describeBrowser('the outbox', () => {
     expect(patches.length).toBeGreaterThanOrEqual(2);
     const keys = new Set(patches.map((request) => request.headers()['idempotency-key']));
     expect(keys.size).toBe(1);
+    // The answer the page heard is the first one, given again.
+    expect(replayed).toEqual(['true']);
     expect((await serverTask(admin, task.id)).title).toBe('Water the ferns twice');
     expect(await renames(admin, task.id)).toBe(1);
   });
