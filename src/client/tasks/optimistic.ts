@@ -77,6 +77,8 @@ export function draftTask(queryClient: QueryClient, id: number, fields: DraftFie
     parentId: fields.parentId ?? null,
     subtasks: { done: 0, total: 0 },
     blockedBy: 0,
+    // What the server gives a new task: a later edit made offline names it as its If-Match.
+    version: 1,
   };
 }
 
@@ -116,22 +118,12 @@ export function showNewTask(queryClient: QueryClient, task: Task): void {
 }
 
 /**
- * Shows task `id` done (completed and, when `archived`, in the archive) or back among the active
- * ones: the lists' filters put it where it belongs; a restored task leaves the archive's lists and
- * comes back to the top of its project's list. Applied on top of the edit's own merge.
+ * Shows a restored task (completed and archived no more) at once: out of the archive's lists and
+ * back at the top of the active lists that would show it. The edit itself is merged by useUpdateTask.
  */
-export function showDone(
-  queryClient: QueryClient,
-  task: TaskSummary,
-  done: boolean,
-  archived: boolean,
-): void {
-  const changed = { ...task, completed: done, archived };
-  const replace = (tasks: TaskSummary[] | undefined) => tasks?.map((t) => (t.id === task.id ? changed : t));
-  queryClient.setQueriesData<TaskSummary[]>({ queryKey: [TASKS_PATH] }, replace);
-  if (archived) return;
+export function showRestored(queryClient: QueryClient, task: TaskSummary): void {
   queryClient.setQueriesData<TaskSummary[]>({ queryKey: [ARCHIVED_TASKS_PATH] }, (tasks) =>
-    tasks?.filter((t) => t.id !== task.id),
+    Array.isArray(tasks) ? tasks.filter((t) => t.id !== task.id) : tasks,
   );
-  showInLists(queryClient, changed);
+  showInLists(queryClient, { ...task, completed: false, archived: false });
 }
