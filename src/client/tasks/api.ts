@@ -25,6 +25,7 @@ import { bodyFieldsOf } from '../offline/entries';
 import { sendOrKeep } from '../offline/outbox';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
+import { cachedInboxId, draftTask, isTempTaskId, showNewTask, tempTaskId } from './optimistic';
 
 /** Query keys are the URLs the default query function GETs (spec §7). */
 export const tasksKey = [TASKS_PATH] as const;
@@ -41,9 +42,17 @@ export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' |
 export type NewReminder = { at: string } | { relativeMinutes: number };
 export const taskRemindersPath = (taskId: number) => `${TASKS_PATH}/${taskId}/reminders`;
 
-/** POST /api/tasks/{id}/reminders (the reminders API of issue 22). */
-export async function addReminder(taskId: number, reminder: NewReminder): Promise<void> {
-  await apiRequest('POST', taskRemindersPath(taskId), reminder);
+/**
+ * POST /api/tasks/{id}/reminders (the reminders API of issue 22), through the outbox: quick add's
+ * reminders follow a task made offline, named by its temporary id.
+ */
+export async function addReminder(task: Pick<Task, 'id' | 'title'>, reminder: NewReminder): Promise<void> {
+  await sendOrKeep({
+    method: 'POST',
+    url: taskRemindersPath(task.id),
+    body: reminder,
+    task: { id: task.id, title: task.title },
+  });
 }
 
 /** POST /api/tasks/{id}/complete: a recurring task moves on to its next date; `final` ends it. */
@@ -165,19 +174,40 @@ export function useArchivedTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFi
 const projectOf = (scope: TaskScope): number | undefined =>
   scope.kind === 'project' ? scope.projectId : undefined;
 
-/** Creates a task in the Inbox, or in the project of `scope` (issue 21: `projectId` in the body). */
-export async function createTask(task: NewTask, scope: TaskScope = INBOX_SCOPE): Promise<Task> {
+/**
+ * Creates a task in the Inbox, or in the project of `scope` (issue 21: `projectId` in the body).
+ * Issue 31: sent through the outbox; kept offline, it shows at once under a temporary (negative) id
+ * the outbox swaps for the real one once it is created, and the draft is what this resolves with.
+ */
+export async function createTask(
+  queryClient: QueryClient,
+  task: NewTask,
+  scope: TaskScope = INBOX_SCOPE,
+): Promise<Task> {
   const projectId = projectOf(scope);
+  const tempId = tempTaskId();
   // Spec §7 fixes the body: the server takes the owner from the session, so userId is a constant.
-  const res = await apiRequest('POST', TASKS_PATH, {
-    userId: LIMITS.clientTaskUserId,
-    ...task,
-    completed: false,
-    archived: false,
-    position: LIMITS.initialTaskPosition,
-    ...(projectId === undefined ? {} : { projectId }),
+  const res = await sendOrKeep({
+    method: 'POST',
+    url: TASKS_PATH,
+    body: {
+      userId: LIMITS.clientTaskUserId,
+      ...task,
+      completed: false,
+      archived: false,
+      position: LIMITS.initialTaskPosition,
+      ...(projectId === undefined ? {} : { projectId }),
+    },
+    task: { id: tempId, title: task.title },
+    createsTaskId: tempId,
   });
-  return (await res.json()) as Task;
+  if (res) return (await res.json()) as Task;
+  const draft = draftTask(queryClient, tempId, {
+    ...task,
+    projectId: projectId ?? cachedInboxId(queryClient) ?? 0,
+  });
+  showNewTask(queryClient, draft);
+  return draft;
 }
 
 export async function updateTask(id: number, updates: TaskUpdates): Promise<Task> {
@@ -344,7 +374,10 @@ export function useDeleteTask(id: number) {
 export function useCreateTask(scope: TaskScope = INBOX_SCOPE) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (task: NewTask) => createTask(task, scope),
-    onSuccess: () => void invalidateTask(queryClient),
+    // Offline too: the outbox keeps it (TanStack's default would pause the mutation instead).
+    networkMode: 'always',
+    mutationFn: (task: NewTask) => createTask(queryClient, task, scope),
+    // A kept task is already in the lists; the outbox refetches them once it is sent.
+    onSuccess: (task) => (isTempTaskId(task.id) ? undefined : void invalidateTask(queryClient)),
   });
 }

@@ -1,10 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TASK_VERSION_MESSAGES, taskEtag } from '../../common/offline';
 import type { Task } from '../../common/tasks';
 import { createTestApp, type TestApp, type TestUser } from '../testing/app';
 import { testDialects } from '../testing/database';
+import { createTaskRepository } from './repository';
+import { versionBump } from './version';
 
 /** Issue 31: a task's version, its ETag, and If-Match on PATCH /api/tasks/{id}. */
 describe.each(testDialects)('task versions on %s', (dialect) => {
@@ -142,6 +145,65 @@ describe.each(testDialects)('task versions on %s', (dialect) => {
     expect((await patch(999_999, { title: 'x' }, '"1"')).statusCode).toBe(404);
     // Without If-Match, as before: the last write wins.
     expect((await patch(task.id, { title: 'Buy milk' })).statusCode).toBe(200);
+  });
+
+  it('documents the ETag, If-Match and the 412 in the OpenAPI document', async () => {
+    const document = (await t.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+    const { get: read, patch: change } = document.paths['/api/tasks/{id}'];
+    expect(read.responses['200'].headers.ETag).toMatchObject({ schema: { type: 'string' } });
+    expect(change.responses['200'].headers.ETag.description).toMatch(/version/);
+    expect(change.responses['412'].headers.ETag).toBeDefined();
+    const conflict = change.responses['412'].content['application/json'].schema;
+    expect(conflict.required).toEqual(['message', 'task']);
+    expect(change.parameters).toContainEqual(
+      expect.objectContaining({ in: 'header', name: 'if-match', required: false }),
+    );
+  });
+
+  it('writes nothing when the row is no longer at the version named (the conditional update)', async () => {
+    const task = await create('Conditional');
+    const repository = createTaskRepository(t.ctx.db.kysely, dialect);
+    expect(await repository.update(task.id, { title: 'Late' }, undefined, undefined, 2)).toBeUndefined();
+    expect((await repository.update(task.id, { title: 'On time' }, undefined, undefined, 1))?.version).toBe(
+      2,
+    );
+    expect(await get(task.id)).toMatchObject({ title: 'On time', version: 2 });
+  });
+
+  it('answers 412 with the task as the other writer left it when it changed between the check and the write', async () => {
+    const task = await create('Held');
+    const db = t.ctx.db.kysely;
+    let answer: Promise<{ statusCode: number; json(): unknown }> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('tasks')
+        .set({ title: 'Changed meanwhile', ...versionBump })
+        .where('id', '=', task.id)
+        .execute();
+      answer = patch(task.id, { title: 'Mine' }, '"1"');
+      if (dialect !== 'postgres') return;
+      // PostgreSQL: the PATCH read version 1 and now waits for this transaction's row lock.
+      await expect
+        .poll(
+          async () =>
+            Number(
+              (
+                await sql<{
+                  waiting: number;
+                }>`select count(*) as waiting from pg_locks where not granted`.execute(db)
+              ).rows[0]?.waiting,
+            ),
+          { timeout: 10_000 },
+        )
+        .toBeGreaterThan(0);
+    });
+    const response = await answer!;
+    expect(response.statusCode).toBe(412);
+    expect((response.json() as { task: Task }).task).toMatchObject({
+      title: 'Changed meanwhile',
+      version: 2,
+    });
+    expect(await get(task.id)).toMatchObject({ title: 'Changed meanwhile', version: 2 });
   });
 
   it('lets only one of two PATCHes naming the same version win', async () => {

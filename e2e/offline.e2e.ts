@@ -1,0 +1,233 @@
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { localIsoDate } from '../src/client/tasks/dates';
+import { addDays } from '../src/common/due';
+import { OFFLINE_COPY } from '../src/common/offline';
+import type { Project } from '../src/common/projects';
+import { COPY } from '../src/common/spec';
+import {
+  apiFromPage,
+  browserSuite,
+  createTaskFromPage,
+  describeBrowser,
+  type OpenPage,
+  openPage,
+  signIn,
+} from './harness';
+
+/** The service worker serves the app offline: this file lets it run (the harness blocks it elsewhere). */
+const WITH_SERVICE_WORKER = { serviceWorkers: 'allow' } as const;
+
+/**
+ * Issue 31, the shell: what the person last saw is kept in IndexedDB and shown by a reload without a
+ * connection; the header says 'Offline' (politely announced); what needs the server says so and is
+ * disabled; signing out deletes what is kept.
+ */
+describeBrowser('offline use: the shell', () => {
+  // Offline, the page's failed loads (the live stream, the session's check) are logged as errors.
+  const suite = browserSuite({ expectNoErrors: false });
+
+  async function open(): Promise<OpenPage> {
+    const tab = await openPage(suite.browser, suite.server, '/', WITH_SERVICE_WORKER);
+    suite.opened.push(tab);
+    return tab;
+  }
+
+  /** The service worker is active and controls the page: the app itself opens offline. */
+  async function controlled(page: Page) {
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+  }
+
+  /** The query keys kept for the signed-in person (offline/persist.ts), as the page's IndexedDB has them. */
+  const storedKeys = (page: Page) =>
+    page.evaluate(
+      () =>
+        new Promise<string[]>((resolve, reject) => {
+          const opening = indexedDB.open('tasklane-query-cache');
+          opening.onerror = () => reject(opening.error);
+          opening.onsuccess = () => {
+            const db = opening.result;
+            if (!db.objectStoreNames.contains('clients')) return resolve([]);
+            const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
+            const read = db.transaction('clients').objectStore('clients').get(`user:${user.id}`);
+            read.onsuccess = () => {
+              const record = read.result as
+                | { clientState: { queries: { queryKey: unknown[] }[] } }
+                | undefined;
+              resolve((record?.clientState.queries ?? []).map((query) => JSON.stringify(query.queryKey)));
+              db.close();
+            };
+            read.onerror = () => reject(read.error);
+          };
+        }),
+    );
+
+  const card = (page: Page, title: string) => page.getByRole('article', { name: title, exact: true });
+  const headerStatus = (page: Page) => page.getByRole('banner').getByRole('status');
+
+  async function goOffline(page: Page) {
+    await page.context().setOffline(true);
+    await expect.poll(() => page.evaluate(() => navigator.onLine)).toBe(false);
+  }
+
+  it('reloaded offline, shows the Inbox, a project’s list, Today and Upcoming as last seen', async () => {
+    const { page } = await open();
+    await signIn(page);
+    const today = localIsoDate(new Date());
+    const trip = await apiFromPage<Project>(page, 'POST', '/api/projects', { name: 'Trip' });
+    await createTaskFromPage(page, 'Inbox thought');
+    await createTaskFromPage(page, 'Call the bank', { dueDate: today });
+    await createTaskFromPage(page, 'Book the ferry', { dueDate: addDays(today, 3) });
+    await apiFromPage(page, 'POST', '/api/tasks', {
+      userId: 1,
+      title: 'Pack the tent',
+      description: null,
+      dueDate: null,
+      completed: false,
+      archived: false,
+      position: 0,
+      contextId: null,
+      projectId: trip.id,
+    });
+
+    // Seen online: each list once, kept before the next page load (writes follow the screen closely).
+    const kept = async (part: string) =>
+      expect.poll(async () => (await storedKeys(page)).some((key) => key.includes(part))).toBe(true);
+    await page.reload();
+    await card(page, 'Inbox thought').waitFor();
+    await controlled(page);
+    await kept('["/api/tasks"]');
+    await page.goto(`/projects/${trip.id}`);
+    await card(page, 'Pack the tent').waitFor();
+    await kept(`"projectId":"${trip.id}"`);
+    await page.goto('/today');
+    await card(page, 'Call the bank').waitFor();
+    await kept('"dueTo"');
+    await page.goto('/upcoming');
+    await card(page, 'Book the ferry').waitFor();
+    await kept('"dueFrom"');
+    // Kept for the person: the lists and what draws them, from every page load, never a search.
+    const keys = await storedKeys(page);
+    for (const key of ['["/api/tasks"]', '["/api/projects"]', '["/api/labels"]'])
+      expect(keys, key).toContain(key);
+    expect(keys).toContainEqual(expect.stringContaining(`"projectId":"${trip.id}"`));
+    expect(keys.filter((key) => key.includes('"q"'))).toEqual([]);
+
+    await goOffline(page);
+    await page.goto('/');
+    await card(page, 'Inbox thought').waitFor();
+    await headerStatus(page).filter({ hasText: OFFLINE_COPY.offline }).waitFor();
+    // The session survived the failed check of an offline start.
+    expect(await page.evaluate(() => localStorage.getItem('isAuthenticated'))).toBe('true');
+    await page.goto(`/projects/${trip.id}`);
+    await card(page, 'Pack the tent').waitFor();
+    await page.goto('/today');
+    await card(page, 'Call the bank').waitFor();
+    await page.goto('/upcoming');
+    await card(page, 'Book the ferry').waitFor();
+    // 'Reconnecting…' is for a server that is away while the network is there: never with 'Offline'.
+    expect(await page.getByText('Reconnecting…').count()).toBe(0);
+
+    // Back online: the status goes and the lists are the server's again.
+    await page.context().setOffline(false);
+    await headerStatus(page).filter({ hasText: OFFLINE_COPY.offline }).waitFor({ state: 'detached' });
+    await apiFromPage(page, 'POST', '/api/tasks', {
+      userId: 1,
+      title: 'Added since',
+      description: null,
+      dueDate: addDays(today, 2),
+      completed: false,
+      archived: false,
+      position: 0,
+      contextId: null,
+    });
+    await page.reload();
+    await card(page, 'Added since').waitFor();
+  });
+
+  it('says ‘Offline’ in the header, politely, and nothing once back online', async () => {
+    const { page } = await open();
+    await signIn(page);
+    const status = headerStatus(page);
+    // The live region is on the page before it has anything to say, so the change is announced.
+    expect(await status.getAttribute('aria-live')).toBe('polite');
+    expect((await status.textContent())?.trim()).toBe('');
+
+    await goOffline(page);
+    await expect.poll(() => status.textContent()).toBe(OFFLINE_COPY.offline);
+    // One status says it: the signed-out notice stays quiet.
+    expect(await page.getByRole('status').filter({ hasText: OFFLINE_COPY.offline }).count()).toBe(1);
+
+    await page.context().setOffline(false);
+    await expect.poll(() => status.textContent()).toBe('');
+  });
+
+  it('disables what needs the server offline, saying ‘Needs a connection’', async () => {
+    const { page } = await open();
+    await signIn(page);
+    await createTaskFromPage(page, 'With a file, later');
+    await page.reload();
+    await card(page, 'With a file, later').waitFor();
+    await goOffline(page);
+
+    // Uploads: the files menu's 'Add files'.
+    await card(page, 'With a file, later').getByRole('button', { name: COPY.noFiles }).click();
+    const addFiles = page.getByRole('menuitem', { name: new RegExp(`^${COPY.addFiles}`) });
+    await addFiles.waitFor();
+    expect(await addFiles.getAttribute('aria-disabled')).toBe('true');
+    expect(await addFiles.textContent()).toContain(OFFLINE_COPY.needsConnection);
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu').waitFor({ state: 'detached' });
+
+    // AI and the admin screen: the account menu's items.
+    await page.getByRole('button', { name: /^Settings for / }).click();
+    for (const name of [COPY.aiAgents, 'Connect AI', COPY.manageUsers]) {
+      const item = page.getByRole('menuitem', { name: new RegExp(`^${name}`) });
+      expect(await item.getAttribute('aria-disabled'), name).toBe('true');
+      expect(await item.textContent(), name).toContain(OFFLINE_COPY.needsConnection);
+    }
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu').waitFor({ state: 'detached' });
+
+    // Search beyond the stored lists: the field is disabled and described by the reason.
+    const search = page.getByRole('searchbox', { name: COPY.searchTasks });
+    expect(await search.isDisabled()).toBe(true);
+    const described = await search.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${described}"]`).textContent()).toBe(OFFLINE_COPY.needsConnection);
+
+    // Online again, all of it works as before.
+    await page.context().setOffline(false);
+    await expect.poll(() => search.isDisabled()).toBe(false);
+    expect(await page.getByText(OFFLINE_COPY.needsConnection).count()).toBe(0);
+  });
+
+  it('signing out deletes what was kept for the person', async () => {
+    const { page } = await open();
+    await signIn(page);
+    await createTaskFromPage(page, 'Kept until sign-out');
+    await page.reload();
+    await card(page, 'Kept until sign-out').waitFor();
+    await expect.poll(async () => (await storedKeys(page)).includes('["/api/tasks"]')).toBe(true);
+    const userId = await page.evaluate(
+      () => (JSON.parse(localStorage.getItem('user')!) as { id: number }).id,
+    );
+
+    await page.getByRole('button', { name: /^Settings for / }).click();
+    await page.getByRole('menuitem', { name: COPY.logOut }).click();
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    const left = await page.evaluate(
+      (id) =>
+        new Promise<unknown>((resolve, reject) => {
+          const opening = indexedDB.open('tasklane-query-cache');
+          opening.onerror = () => reject(opening.error);
+          opening.onsuccess = () => {
+            const read = opening.result.transaction('clients').objectStore('clients').get(`user:${id}`);
+            read.onsuccess = () => resolve(read.result ?? null);
+          };
+        }),
+      userId,
+    );
+    expect(left).toBeNull();
+  });
+});
