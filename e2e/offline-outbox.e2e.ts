@@ -79,6 +79,8 @@ describeBrowser('the outbox', () => {
   const titleButton = (page: Page, title: string) =>
     card(page, title).getByRole('heading').getByRole('button', { name: title, exact: true });
   const toasts = (page: Page) => page.getByRole('region', { name: /Notifications/ });
+  /** The header's status (the shell's): 'Offline: 1 change waiting'. */
+  const status = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text });
 
   async function renameOnScreen(page: Page, from: string, to: string) {
     await titleButton(page, from).click();
@@ -136,6 +138,7 @@ describeBrowser('the outbox', () => {
 
     await goOffline(context, page);
     await renameOnScreen(page, 'Call the plumber', 'Call the plumber at 9');
+    await status(page, OFFLINE_COPY.offlineWaiting(1)).waitFor();
     expect(await waitingInStore(page)).toBe(1);
     expect(patches).toHaveLength(0);
     expect((await serverTask(admin, task.id)).title).toBe('Call the plumber');
@@ -253,6 +256,9 @@ describeBrowser('the outbox', () => {
     const again = await context.newPage();
     await again.goto('/');
     await again.getByRole('heading', { name: 'Your Tasks' }).waitFor();
+    await status(again, OFFLINE_COPY.offlineWaiting(1)).waitFor();
+    // The stored lists show the edit too (the shell's kept cache, written optimistically).
+    await titleButton(again, 'Renew the passport by May').waitFor();
     expect(await waitingInStore(again)).toBe(1);
     expect((await serverTask(admin, task.id)).title).toBe('Renew the passport');
 
@@ -279,7 +285,9 @@ describeBrowser('the outbox', () => {
     await goOffline(context, page, other);
     await renameOnScreen(page, 'Book the dentist', 'Book the dentist for June');
     await renameOnScreen(other, 'Pay the rent', 'Pay the rent early');
-    await expect.poll(() => waitingInStore(page)).toBe(2);
+    // Each tab counts both.
+    await status(page, OFFLINE_COPY.offlineWaiting(2)).waitFor();
+    await status(other, OFFLINE_COPY.offlineWaiting(2)).waitFor();
 
     await context.setOffline(false);
     await expect.poll(() => waitingInStore(page)).toBe(0);

@@ -100,6 +100,8 @@ describe('the outbox entries (issue 31)', () => {
       dueDate: null,
       notes: null,
     });
+    // Another person's label on the task is not one of the person's.
+    expect(bodyFieldsOf(task, ['labelIds'], new Set([9]))).toEqual({ labelIds: [9] });
     expect(sameValue([1, 2], [2, 1])).toBe(true);
     expect(sameValue(null, undefined)).toBe(true);
     expect(sameValue('a', 'b')).toBe(false);

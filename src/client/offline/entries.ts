@@ -120,12 +120,22 @@ export function carryVersion(entries: OutboxEntry[], saved: OutboxEntry, version
 
 /**
  * A task's value of each edited field, in the PATCH body's shape (labels are `labelIds`, sorted), so
- * the person's edit, the values before it and the server's current task compare field by field.
+ * the person's edit, the values before it and the server's current task compare field by field. A
+ * PATCH's labelIds replace only the person's own labels: given `ownLabels`, only those are read, so a
+ * label someone else put on the task is no change of theirs.
  */
-export function bodyFieldsOf(task: Partial<Task>, fields: readonly string[]): Record<string, unknown> {
+export function bodyFieldsOf(
+  task: Partial<Task>,
+  fields: readonly string[],
+  ownLabels?: ReadonlySet<number>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of fields) {
-    if (field === 'labelIds') out[field] = (task.labels ?? []).map((label) => label.id).sort((a, b) => a - b);
+    if (field === 'labelIds')
+      out[field] = (task.labels ?? [])
+        .map((label) => label.id)
+        .filter((id) => !ownLabels || ownLabels.has(id))
+        .sort((a, b) => a - b);
     else out[field] = (task as Record<string, unknown>)[field] ?? null;
   }
   return out;

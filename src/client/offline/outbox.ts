@@ -21,7 +21,7 @@ import {
   rewriteTempId,
 } from './entries';
 import { mergeConflict } from './merge';
-import { describeValue, replaceTempTask, takeBack } from './screen';
+import { describeValue, ownLabelIds, replaceTempTask, takeBack } from './screen';
 
 /**
  * The outbox (issue 31): writes made while offline, kept in IndexedDB and sent in order, each with
@@ -359,7 +359,7 @@ async function conflict(userId: number, entry: OutboxEntry, error: unknown) {
   }
   const mine = (entry.body ?? {}) as Record<string, unknown>;
   const fields = Object.keys(mine);
-  const theirs = bodyFieldsOf(server, fields);
+  const theirs = bodyFieldsOf(server, fields, ownLabelIds(queryClient));
   // A field the caller kept no 'before' for counts as unchanged by others: the person's edit stands.
   const before = { ...theirs, ...entry.before };
   const { resend, conflicts } = mergeConflict(before, mine, theirs);
@@ -438,7 +438,7 @@ async function sendMine(entry: OutboxEntry, server: Task, mine: Record<string, u
       title: typeof mine.title === 'string' ? mine.title : now.title || entry.task.title,
     },
     baseVersion: Math.max(now.version ?? 0, server.version),
-    before: bodyFieldsOf(server, Object.keys(mine)),
+    before: bodyFieldsOf(server, Object.keys(mine), ownLabelIds(queryClient)),
   };
   await changeEntries(userId, (entries) => [...entries, { ...change, key: newKey(), keptAt: Date.now() }]);
   void flushOutbox();

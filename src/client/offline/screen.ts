@@ -60,6 +60,12 @@ export function takeBack(queryClient: QueryClient, taskId: number): void {
     void queryClient.invalidateQueries({ predicate: (query) => aboutTask(taskId)(query.queryKey) });
 }
 
+/** The person's own labels, when cached: the only ones a PATCH's labelIds set (and a merge compares). */
+export function ownLabelIds(queryClient: QueryClient): ReadonlySet<number> | undefined {
+  const labels = queryClient.getQueryData<Label[]>([LABELS_PATH]);
+  return labels ? new Set(labels.map((label) => label.id)) : undefined;
+}
+
 /** How the conflict's toast shows the person's value of `field`: label and section names, the priority's words. */
 export function describeValue(
   queryClient: QueryClient,

@@ -23,6 +23,7 @@ import { apiRequest } from '../lib/api';
 import { searchParams } from '../lib/search-params';
 import { bodyFieldsOf } from '../offline/entries';
 import { sendOrKeep } from '../offline/outbox';
+import { ownLabelIds } from '../offline/screen';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
 import { cachedInboxId, draftTask, isTempTaskId, showNewTask, tempTaskId } from './optimistic';
@@ -281,7 +282,7 @@ export async function saveTaskEdit(
     body: updates,
     task: { id, title: updates.title ?? current?.title ?? '' },
     baseVersion: current?.version,
-    before: current ? bodyFieldsOf(current, Object.keys(updates)) : undefined,
+    before: current ? bodyFieldsOf(current, Object.keys(updates), ownLabelIds(queryClient)) : undefined,
   });
   if (res) {
     const task = (await res.json()) as Task;
