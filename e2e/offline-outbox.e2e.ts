@@ -1,4 +1,4 @@
-import type { BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { ActivityEntry } from '../src/common/activity';
 import type { CredentialsResponse } from '../src/common/admin';
@@ -6,7 +6,16 @@ import type { LoginResponse } from '../src/common/auth';
 import { OFFLINE_COPY } from '../src/common/offline';
 import type { Project } from '../src/common/projects';
 import { type Task, taskPath } from '../src/common/tasks';
-import { ADMIN, browserSuite, budget, describeBrowser, type OpenPage, openPage, signIn } from './harness';
+import {
+  ADMIN,
+  browserSuite,
+  budget,
+  describeBrowser,
+  framesDrawn,
+  type OpenPage,
+  openPage,
+  signIn,
+} from './harness';
 
 /**
  * Issue 31, the outbox: task edits made offline show at once, wait in IndexedDB (through a closed
@@ -204,6 +213,39 @@ describeBrowser('the outbox', () => {
     expect(kinds.filter((kind) => kind === 'labels_changed')).toHaveLength(1);
     // No edit needed a merge: each was sent on the version the one before it made.
     expect(saved.version).toBe(task.version + 6);
+  });
+
+  it('keeps showing a waiting edit over what the server answers until it is saved', async () => {
+    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const task = await createTask(admin, 'Feed the cat');
+    const { page, context } = await signedIn();
+    await titleButton(page, 'Feed the cat').waitFor();
+
+    await goOffline(context, page);
+    await renameOnScreen(page, 'Feed the cat', 'Feed the cat at 7');
+    // Back online the server refuses writes for a while (503): the outbox cannot send, and once the
+    // server answers again every list is fetched again, without the edit.
+    const away = (route: Route) =>
+      route.request().method() === 'PATCH'
+        ? route.fulfill({ status: 503, contentType: 'application/json', body: '{"message":"Away"}' })
+        : route.fallback();
+    await page.route('**/api/tasks/*', away);
+    const refetched = page.waitForResponse(
+      (response) =>
+        new URL(response.url()).pathname === '/api/tasks' && response.request().method() === 'GET',
+    );
+    await context.setOffline(false);
+    await refetched;
+    await framesDrawn(page);
+    expect(await titleButton(page, 'Feed the cat at 7').count()).toBe(1);
+    expect(await waitingInStore(page)).toBe(1);
+
+    await page.unroute('**/api/tasks/*', away);
+    await expect
+      .poll(() => serverTask(admin, task.id).then((t) => t.title), { timeout: budget(30_000) })
+      .toBe('Feed the cat at 7');
+    await expect.poll(() => waitingInStore(page)).toBe(0);
+    expect(await renames(admin, task.id)).toBe(1);
   });
 
   it('repeats a change whose answer was lost with the same key: the server does it once', async () => {

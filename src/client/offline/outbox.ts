@@ -83,7 +83,52 @@ const listKey = (userId: number) => `user:${userId}`;
 const currentUser = (): number | undefined => getSession()?.user.id;
 
 async function readEntries(userId: number): Promise<OutboxEntry[]> {
-  return (await get<OutboxEntry[]>(listKey(userId), db())) ?? [];
+  const entries = (await get<OutboxEntry[]>(listKey(userId), db())) ?? [];
+  remember(userId, entries);
+  return entries;
+}
+
+/** The signed-in person's task edits waiting, as last read: laid over what the server answers until saved. */
+let waitingEdits: OutboxEntry[] = [];
+function remember(userId: number, entries: OutboxEntry[]) {
+  if (userId === currentUser()) waitingEdits = entries.filter((entry) => patchedTaskId(entry) !== undefined);
+}
+
+/** `data` (a list of tasks, or one task) with the waiting edits laid over it; the same object when none applies. */
+function withWaitingEdits(data: unknown): unknown {
+  const edit = <T extends Task>(task: T): T => {
+    let shown = task;
+    for (const entry of waitingEdits) {
+      if (patchedTaskId(entry) !== task.id || typeof entry.body !== 'object' || entry.body === null) continue;
+      shown = { ...shown, ...shownPatch(queryClient, shown, entry.body) };
+    }
+    return shown;
+  };
+  if (Array.isArray(data)) {
+    const edited = data.map((item) => (isTask(item) ? edit(item) : item));
+    return edited.some((item, index) => item !== data[index]) ? edited : data;
+  }
+  return isTask(data) ? edit(data) : data;
+}
+
+/**
+ * Until a kept edit is saved, what the server answers (a refetch once it can be reached again, before
+ * the outbox has been sent) or what an offline start restores shows the edit, not the old value.
+ */
+function keepEditsShown() {
+  queryClient.getQueryCache().subscribe((event) => {
+    if (waitingEdits.length === 0) return;
+    const fetched =
+      event.type === 'added' ||
+      (event.type === 'updated' &&
+        ((event.action.type === 'success' && !event.action.manual) || event.action.type === 'setState'));
+    const url = event.query.queryKey[0];
+    if (!fetched || typeof url !== 'string' || !url.startsWith(TASKS_PATH)) return;
+    const data = event.query.state.data;
+    const shown = withWaitingEdits(data);
+    // A manual write: it does not come back here.
+    if (shown !== data) queryClient.setQueryData(event.query.queryKey, shown);
+  });
 }
 
 async function changeEntries(
@@ -92,6 +137,7 @@ async function changeEntries(
 ): Promise<OutboxEntry[]> {
   let next: OutboxEntry[] = [];
   await update<OutboxEntry[]>(listKey(userId), (entries) => (next = change(entries ?? [])), db());
+  remember(userId, next);
   setWaiting(userId, next.length);
   post({ type: 'changed', userId });
   return next;
@@ -521,6 +567,7 @@ export async function discardOutbox(): Promise<void> {
 // Start: in a browser, once this file is loaded.
 
 function start() {
+  keepEditsShown();
   if (typeof BroadcastChannel !== 'undefined') {
     channel = new BroadcastChannel(NAME);
     channel.onmessage = (event: MessageEvent<Message>) => onMessage(event.data);
