@@ -11,6 +11,7 @@ import {
   browserSuite,
   budget,
   describeBrowser,
+  expectAccessible,
   framesDrawn,
   type OpenPage,
   openPage,
@@ -373,6 +374,7 @@ describeBrowser('the outbox', () => {
     await toasts(page)
       .getByText(message, { exact: true })
       .waitFor({ timeout: budget(30_000) });
+    await expectAccessible(page, 'the conflict toast and its Use mine', '[data-toast]');
     await expect.poll(() => waitingInStore(page)).toBe(0);
     // Her title stays; my priority, which she did not touch, is merged on top.
     let now = await serverTask(admin, task.id);
