@@ -1,5 +1,8 @@
-import type { Page } from 'playwright-core';
-import { expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { localIsoDate } from '../src/client/tasks/dates';
 import { addDays } from '../src/common/due';
 import { OFFLINE_COPY } from '../src/common/offline';
@@ -9,10 +12,14 @@ import {
   apiFromPage,
   browserSuite,
   createTaskFromPage,
+  DIST,
   describeBrowser,
+  launchBrowser,
   type OpenPage,
   openPage,
+  type RunningServer,
   signIn,
+  startServer,
 } from './harness';
 
 /** The service worker serves the app offline: this file lets it run (the harness blocks it elsewhere). */
@@ -229,5 +236,72 @@ describeBrowser('offline use: the shell', () => {
       userId,
     );
     expect(left).toBeNull();
+  });
+});
+
+/**
+ * Issue 31: a new version installs in the background and waits; the page offers 'A new version is
+ * ready. Reload' instead of changing under the person's hands, and 'Reload' brings it in.
+ */
+describeBrowser('a new version of the app', () => {
+  let dist: string;
+  let server: RunningServer;
+  let browser: Browser;
+  const opened: OpenPage[] = [];
+
+  beforeAll(async () => {
+    // A copy of the built app that the test changes as a new deployment would (see upgrade.e2e.ts).
+    dist = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-new-version-'));
+    fs.cpSync(path.join(DIST, 'client'), path.join(dist, 'client'), { recursive: true });
+    fs.cpSync(path.join(DIST, 'server'), path.join(dist, 'server'), {
+      recursive: true,
+      filter: (source) => path.basename(source) !== 'node_modules',
+    });
+    fs.symlinkSync(path.resolve('node_modules'), path.join(dist, 'server', 'node_modules'), 'dir');
+    [server, browser] = await Promise.all([startServer({}, { dist }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map(({ context }) => context.close()));
+    await browser?.close();
+    await server?.stop();
+    fs.rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('waits for ‘Reload’, then the new worker takes over and the page reloads', async () => {
+    const tab = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
+    opened.push(tab);
+    const { page } = tab;
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.evaluate(() => Object.assign(window, { openedBeforeTheUpdate: true }));
+
+    // A new deployment: the worker's script changed.
+    const worker = path.join(dist, 'client', 'sw.js');
+    fs.appendFileSync(worker, '\n// the next version\n');
+    for (const packed of ['sw.js.br', 'sw.js.gz'])
+      fs.rmSync(path.join(dist, 'client', packed), { force: true });
+    await page.evaluate(async () => {
+      await (await navigator.serviceWorker.getRegistration())?.update();
+    });
+
+    const prompt = page.getByRole('status').filter({ hasText: OFFLINE_COPY.newVersion });
+    await prompt.waitFor();
+    // Installed and waiting: the page was not reloaded under the person.
+    expect(await page.evaluate(() => 'openedBeforeTheUpdate' in window)).toBe(true);
+    expect(
+      await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting !== null),
+    ).toBe(true);
+
+    const reloaded = page.waitForEvent('load');
+    await prompt.getByRole('button', { name: OFFLINE_COPY.reload }).click();
+    await reloaded;
+    expect(await page.evaluate(() => 'openedBeforeTheUpdate' in window)).toBe(false);
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    expect(
+      await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting ?? null),
+    ).toBe(null);
+    expect(await prompt.count()).toBe(0);
+    expect(tab.errors).toEqual([]);
   });
 });

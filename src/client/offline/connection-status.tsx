@@ -22,9 +22,14 @@ export function ConnectionStatus() {
   const offline = useOffline();
   const text = statusText(offline, useOutboxStatus());
   return (
-    <p role="status" aria-live="polite" className="flex min-w-0 items-center">
+    // On a phone the header has no room: the status hangs just below it, centred.
+    <p
+      role="status"
+      aria-live="polite"
+      className="flex min-w-0 items-center max-sm:pointer-events-none max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:justify-center max-sm:pt-2"
+    >
       {text && (
-        <span className="flex min-w-0 items-center gap-1.5 rounded-full border bg-background px-2.5 py-1 text-xs font-medium text-foreground">
+        <span className="flex min-w-0 items-center gap-1.5 rounded-full border bg-card px-2.5 py-1 text-xs font-medium text-card-foreground shadow-sm">
           {offline ? (
             <CloudOffIcon aria-hidden className="size-3.5 shrink-0 text-muted-foreground" />
           ) : (
