@@ -62,6 +62,8 @@ export const exportedTaskSchema = taskSchema
     // Issue 29: counted from the tasks and relations, not carried (`parentId` and `relations` are).
     subtasks: true,
     blockedBy: true,
+    // Issue 31: this server's count of the task's changes, for If-Match; a new task starts again at 1.
+    version: true,
   })
   .extend({
     checklistItems: z.array(exportedChecklistItemSchema),

@@ -51,8 +51,17 @@ export const taskSchema = z.object({
   subtasks: z.object({ done: z.number(), total: z.number() }),
   /** How many tasks that block this one are still open (issue 29). */
   blockedBy: z.number(),
+  /**
+   * Issue 31: grows by one with every change to the task; `GET /api/tasks/{id}` answers it as its
+   * `ETag` and `PATCH` takes it back as `If-Match`.
+   */
+  version: z.number().int(),
 });
 export type Task = z.infer<typeof taskSchema>;
+
+/** 412 to a PATCH whose If-Match is not the task's version: the message and the task as it is now. */
+export const taskChangedSchema = z.object({ message: z.string(), task: taskSchema });
+export type TaskChanged = z.infer<typeof taskChangedSchema>;
 
 /** Priorities, most urgent first: 4 is none. */
 export const PRIORITIES = [1, 2, 3, 4] as const;

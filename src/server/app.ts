@@ -51,6 +51,7 @@ import {
   DATABASE_UNAVAILABLE,
   registerErrorHandler,
 } from './http/errors';
+import { createIdempotencyStore, idempotencyPlugin } from './http/idempotency';
 import { registerOpenApi } from './http/openapi';
 import { createRateLimiter } from './http/rate-limit';
 import { registerFallback } from './http/routing';
@@ -172,6 +173,9 @@ export async function buildApp(
     // Idle keep-alive sockets must not hold up a graceful shutdown.
     forceCloseConnections: 'idle',
     return503OnClosing: true,
+    // Fastify's 10 s per plugin was passed by a route plugin of the role-table test on a machine
+    // at load 15 (CI): a slow start is not a failed one. A plugin that truly hangs still fails.
+    pluginTimeout: 60_000,
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   });
@@ -229,6 +233,7 @@ export async function buildApp(
     defaultTimeZone: config.defaultTimeZone,
   });
   const access = createAccess(kysely, { bus: live });
+  const idempotency = createIdempotencyStore(kysely, clock);
   const jobs = createJobQueue({
     db: kysely,
     dialect: db.dialect,
@@ -237,6 +242,7 @@ export async function buildApp(
     pollIntervalMs: config.jobs.pollIntervalMs,
     leaseMs: config.jobs.leaseMs,
     beforeEachPass: () => notifications.sweepDigests(),
+    alsoPrune: [() => idempotency.prune()],
   });
   const secrets = createSecretBox({ secret: config.ai.secret, dataDir: config.dataDir });
   const webhooks = createWebhookService({
@@ -293,6 +299,8 @@ export async function buildApp(
     defaultTimeZone: config.defaultTimeZone,
   });
   await app.register(sessionPlugin, { sessions, tokens, appUrl: config.appUrl });
+  // After the session (keys are per person), before the routes.
+  await app.register(idempotencyPlugin, { store: idempotency });
   // Before the routes: it learns each one as it is added, and writes the document at ready.
   await registerOpenApi(app, { appUrl: config.appUrl });
 

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Agent } from '../../common/agents';
 import type { AgentRow, AiCredentialsTable, Database } from '../db/schema';
 import { nowIso, toIso } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 export const toAgent = (row: AgentRow): Agent => ({
   id: row.id,
@@ -89,7 +90,7 @@ export function createAgentRepository(db: Kysely<Database>) {
     storeDraft: async (taskId: number, draft: string): Promise<boolean> => {
       const result = await db
         .updateTable('tasks')
-        .set({ ai_draft: draft, ai_assisted: true, updated_at: nowIso() })
+        .set({ ai_draft: draft, ai_assisted: true, updated_at: nowIso(), ...versionBump })
         .where('id', '=', taskId)
         .executeTakeFirst();
       return result.numUpdatedRows > 0n;

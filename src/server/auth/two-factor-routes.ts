@@ -57,6 +57,8 @@ export async function twoFactorRoutes(fastify: FastifyInstance, { twoFactor, con
     app.post(
       TWO_FACTOR_PATHS.setup,
       {
+        // Shown this once: never kept for a repeated Idempotency-Key.
+        config: { showsSecret: true },
         schema: {
           summary: 'Set up two-factor sign-in',
           description:
@@ -73,6 +75,8 @@ export async function twoFactorRoutes(fastify: FastifyInstance, { twoFactor, con
     app.post(
       TWO_FACTOR_PATHS.enable,
       {
+        // Shown this once: never kept for a repeated Idempotency-Key.
+        config: { showsSecret: true },
         schema: {
           summary: 'Turn on two-factor sign-in',
           description:

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema';
 import { toBool, toIso, toIsoOrNull } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 /**
  * The CalDAV store's reads (issue 30): a collection's tasks with what a client sent for them, the
@@ -293,7 +294,11 @@ export function createCaldavRepository(db: Kysely<Database>) {
           .values({ task_id: object.taskId, ...values })
           .onConflict((oc) => oc.column('task_id').doUpdateSet(values))
           .execute();
-        await trx.updateTable('tasks').set({ updated_at: now }).where('id', '=', object.taskId).execute();
+        await trx
+          .updateTable('tasks')
+          .set({ updated_at: now, ...versionBump })
+          .where('id', '=', object.taskId)
+          .execute();
       });
     },
 

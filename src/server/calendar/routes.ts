@@ -54,6 +54,8 @@ export async function calendarRoutes(fastify: FastifyInstance, { db, access, app
     CALENDAR_FEED_PATH,
     {
       onRequest: requireUser,
+      // Shown this once: never kept for a repeated Idempotency-Key.
+      config: { showsSecret: true },
       schema: {
         summary: 'Make a new calendar feed address',
         description:

@@ -3,6 +3,7 @@ import { DELETED_USER_NAME } from '../../common/activity';
 import type { Comment } from '../../common/comments';
 import type { Database } from '../db/schema';
 import { nowIso, toIso, toIsoOrNull } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 /** Comments and their mentions: queries only (the rules are in ./service). */
 export function createCommentRepository(db: Kysely<Database>) {
@@ -40,6 +41,7 @@ export function createCommentRepository(db: Kysely<Database>) {
       .set({
         comment_count: sql<number>`(select count(*) from comments where task_id = ${taskId})`,
         updated_at: nowIso(),
+        ...versionBump,
       })
       .where('id', '=', taskId)
       .execute();

@@ -4,12 +4,16 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { SECURITY_HEADERS, setSecurityHeaders } from './security';
 
-/** An error whose message is safe to show: it leaves the server as `{message}` with its status. */
+/**
+ * An error whose message is safe to show: it leaves the server as `{message}` with its status, and
+ * `body`'s fields after the message where the answer says more (a 412's current task, issue 31).
+ */
 export class HttpError extends Error {
   constructor(
     readonly statusCode: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly body: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -141,7 +145,10 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
 
 function answerError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
   if (error instanceof HttpError) {
-    return reply.code(error.statusCode).headers(error.headers).send({ message: error.message });
+    return reply
+      .code(error.statusCode)
+      .headers(error.headers)
+      .send({ message: error.message, ...error.body });
   }
   // An id in the path that cannot be one names nothing that exists: 404, as for an unknown id.
   if ((error as { validationContext?: string }).validationContext === 'params') {

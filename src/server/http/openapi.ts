@@ -6,6 +6,7 @@ import { license, version } from '../../../package.json';
 import { errorSchema, MEDIA } from '../../common/api';
 import { SESSION_HEADER, SESSION_HEADER_ALT } from '../../common/spec';
 import { TOKEN_LIMITS } from '../../common/tokens';
+import { IDEMPOTENCY_OPENAPI } from './idempotency';
 import { refuseApiTokens, requireAdmin, requireSessionAuth, requireUser, SESSION_COOKIE } from './session';
 
 /**
@@ -29,6 +30,11 @@ declare module 'fastify' {
      * document only: Fastify never sees it, so it validates nothing.
      */
     streamedBody?: Record<string, ZodType>;
+    /**
+     * Headers an answer carries, by status, each with its description (a task's `ETag`, issue 31).
+     * For the document only: the handler sets them.
+     */
+    responseHeaders?: Record<number, Record<string, string>>;
   }
   interface FastifyInstance {
     apiDocument: ApiDocument;
@@ -307,6 +313,17 @@ function describeRoute({ route, instance }: Route, problems: string[]): FastifyS
       };
     }
   }
+  for (const [code, headers] of Object.entries(schema.responseHeaders ?? {})) {
+    const documented = response[code];
+    if (!documented) {
+      problem(`declares headers for ${code}, which it does not answer`);
+      continue;
+    }
+    // @fastify/swagger's key for a response's headers, each `{schema, description}` in the document.
+    documented.headers = Object.fromEntries(
+      Object.entries(headers).map(([name, description]) => [name, { type: 'string', description }]),
+    );
+  }
   out.response = response;
   return out;
 }
@@ -397,11 +414,13 @@ export async function registerOpenApi(app: FastifyInstance, { appUrl }: { appUrl
           },
         },
         schemas: { Error: toJsonSchema(errorSchema, 'output', 'Error', problems) },
+        parameters: IDEMPOTENCY_OPENAPI.parameters,
         responses: {
           Error: {
             description: 'An error: `{message}` with the status that fits (DESIGN.md §4).',
             content: { [MEDIA.json]: { schema: { $ref: '#/components/schemas/Error' } } },
           },
+          ...IDEMPOTENCY_OPENAPI.responses,
         },
       },
       tags: TAGS,
@@ -480,15 +499,28 @@ new MutationObserver(function () {
 
 interface OpenApiObject {
   tags?: Array<{ name: string }>;
-  paths?: Record<string, Record<string, { tags?: string[]; responses?: Record<string, unknown> }>>;
+  paths?: Record<
+    string,
+    Record<string, { tags?: string[]; parameters?: unknown[]; responses?: Record<string, unknown> }>
+  >;
 }
 
-/** Every operation answers errors as `{message}`; every tag an operation uses is listed. */
+/**
+ * Every operation answers errors as `{message}`; every write takes an Idempotency-Key (with its 409
+ * and 422); every tag an operation uses is listed.
+ */
 function withErrorsAndTags(document: OpenApiObject): OpenApiObject {
   const tags = new Set<string>();
   for (const operations of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(operations)) {
+    for (const [method, operation] of Object.entries(operations)) {
       for (const tag of operation.tags ?? []) tags.add(tag);
+      if (IDEMPOTENCY_OPENAPI.methods.has(method)) {
+        operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_OPENAPI.parameter];
+        operation.responses ??= {};
+        for (const [code, ref] of Object.entries(IDEMPOTENCY_OPENAPI.operationResponses)) {
+          operation.responses[code] ??= ref;
+        }
+      }
       operation.responses ??= {};
       operation.responses['4XX'] ??= { $ref: '#/components/responses/Error' };
       operation.responses['5XX'] ??= { $ref: '#/components/responses/Error' };

@@ -90,6 +90,8 @@ export interface JobQueueOptions {
   retryBaseMs?: number;
   /** Runs at the start of every pass, before jobs are claimed (the digest's sweep enqueues there). */
   beforeEachPass?: () => Promise<void>;
+  /** Other rows past their time, deleted with the finished jobs, every pruneEveryMs (idempotency keys). */
+  alsoPrune?: ReadonlyArray<() => Promise<unknown>>;
 }
 
 export interface JobQueue {
@@ -247,6 +249,7 @@ export function createJobQueue(options: JobQueueOptions): JobQueue {
       .where('state', 'in', ['done', 'failed'])
       .where('finished_at', '<', new Date(now - JOB_DEFAULTS.keepFinishedMs).toISOString())
       .execute();
+    for (const more of options.alsoPrune ?? []) await more();
   }
 
   /**

@@ -18,6 +18,7 @@ import { isUniqueViolation, nowIso, toIso } from '../db/values';
 import { badRequest, conflict, notFound } from '../http/errors';
 import type { LiveBus } from '../live/bus';
 import type { ProjectEvents } from '../live/projects';
+import { versionBump } from '../tasks/version';
 
 /**
  * Labels and saved filters (issue 23, decision 037): each belongs to one person, who alone sees
@@ -118,7 +119,7 @@ export function createLabelService({
     const tagged = trx.selectFrom('task_labels').select('task_id').where('label_id', '=', labelId);
     const rows = await trx
       .updateTable('tasks')
-      .set({ updated_at: nowIso() })
+      .set({ updated_at: nowIso(), ...versionBump })
       .where('id', 'in', tagged)
       .returning('project_id')
       .execute();

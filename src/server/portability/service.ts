@@ -97,6 +97,7 @@ export function createDataService({
           labels: _labels,
           subtasks: _subtasks,
           blockedBy: _blockedBy,
+          version: _version,
           ...task
         } = toTask(row);
         return { ...task, checklistItems: itemsOf.get(row.id) ?? [] };

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { DEFAULT_PROJECT_COLOR, INBOX_NAME, type ProjectRole } from '../../common/projects';
 import type { Database, ProjectRow, UserRow } from '../db/schema';
 import { nowIso } from '../db/values';
+import { nextVersion } from '../tasks/version';
 
 /**
  * A new user's Inbox and their owner row: called wherever a user is inserted (auth/repository.ts),
@@ -130,7 +131,8 @@ export function createProjectRepository(db: Kysely<Database>) {
     keepWorkOf: async (userId: number): Promise<void> => {
       const staying = (table: 'tasks' | 'checklist_items' | 'files' | 'ai_runs' | 'ai_proposals') =>
         table === 'tasks'
-          ? sql`update tasks set user_id = (select owner_id from projects where projects.id = tasks.project_id)
+          ? sql`update tasks set user_id = (select owner_id from projects where projects.id = tasks.project_id),
+                version = ${nextVersion}
               where user_id = ${userId}
                 and project_id in (select id from projects where owner_id <> ${userId})`
           : sql`update ${sql.table(table)} set user_id = (select projects.owner_id from tasks

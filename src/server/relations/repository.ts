@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { INVERSE_RELATION, type Relation, type RelationKind } from '../../common/relations';
 import type { Database, TaskRelationsTable } from '../db/schema';
 import { nowIso, toBool, toIso } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 /** How a relation is kept: one row, `taskId` `kind` `otherTaskId` with one of the three stored kinds. */
 export interface StoredRelation {
@@ -148,7 +149,11 @@ export function createRelationRepository(db: Kysely<Database>) {
      * lists (versioned by triggers on tasks) are read anew.
      */
     async touch(taskIds: number[]): Promise<void> {
-      await db.updateTable('tasks').set({ updated_at: nowIso() }).where('id', 'in', taskIds).execute();
+      await db
+        .updateTable('tasks')
+        .set({ updated_at: nowIso(), ...versionBump })
+        .where('id', 'in', taskIds)
+        .execute();
     },
   };
 }

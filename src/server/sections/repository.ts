@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Section } from '../../common/sections';
 import type { Database, SectionRow } from '../db/schema';
 import { nowIso, toIso } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 export const toSection = (row: SectionRow): Section => ({
   id: row.id,
@@ -79,7 +80,11 @@ export function createSectionRepository(db: Kysely<Database>) {
 
     /** Its tasks go to no section, then the section goes: call inside a transaction. */
     async remove(id: number): Promise<void> {
-      await db.updateTable('tasks').set({ section_id: null }).where('section_id', '=', id).execute();
+      await db
+        .updateTable('tasks')
+        .set({ section_id: null, ...versionBump })
+        .where('section_id', '=', id)
+        .execute();
       await db.deleteFrom('sections').where('id', '=', id).execute();
     },
   };

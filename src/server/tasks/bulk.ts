@@ -3,6 +3,7 @@ import type { Database } from '../db/schema';
 import { nowIso } from '../db/values';
 import { doneAfter } from './done';
 import { foldForSearch, taskSearchText } from './search';
+import { versionBump } from './version';
 
 /** A task to add in bulk (an import), with its checklist items in order. */
 export interface NewTaskWithChecklist {
@@ -156,7 +157,7 @@ export async function insertTasksOnTop(
     for (let at = 0; at < childIds.length; at += BATCH) {
       await db
         .updateTable('tasks')
-        .set({ parent_id: parentId })
+        .set({ parent_id: parentId, ...versionBump })
         .where('id', 'in', childIds.slice(at, at + BATCH))
         .execute();
     }

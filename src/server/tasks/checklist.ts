@@ -17,6 +17,7 @@ import { badRequest, HttpError, notFound } from '../http/errors';
 import { type ProjectEvents, taskChange } from '../live/projects';
 import { foldForSearch } from './search';
 import type { TaskService } from './service';
+import { versionBump } from './version';
 
 const toItem = (row: ChecklistItemRow): ChecklistItem => ({
   id: row.id,
@@ -132,6 +133,7 @@ export function createChecklistService({ db, access, projectEvents, tasks }: Che
       .set({
         checklist_total: sql<number>`(select count(*) from checklist_items where task_id = ${taskId})`,
         checklist_done: sql<number>`(select count(*) from checklist_items where task_id = ${taskId} and done = ${sql.lit(true)})`,
+        ...versionBump,
       })
       .where('id', '=', taskId)
       .execute();

@@ -7,6 +7,7 @@ import type { DialectName } from '../db';
 import type { Database, NewTask, TaskRow, TaskUpdate } from '../db/schema';
 import { nowIso, toBool, toIso, toIsoOrNull } from '../db/values';
 import { containsWord, searchWords } from './search';
+import { nextVersion, versionBump } from './version';
 
 /** What a task's structure (issue 29) adds to its row: its direct sub-tasks and its open blockers. */
 export interface TaskStructure {
@@ -52,6 +53,7 @@ export function toTask(
     parentId: row.parent_id ?? null,
     subtasks: structure.subtasks,
     blockedBy: structure.blockedBy,
+    version: row.version,
   };
 }
 
@@ -311,25 +313,30 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
 
     /**
      * `toTopOf` puts the task above all others of that project, as restoring from the archive and
-     * moving to another project do.
+     * moving to another project do. With `expectedVersion` (an If-Match, issue 31), only while the
+     * task is still at that version: undefined when it is not, so of two writers naming the same
+     * version one wins (the row is locked, or SQLite writes one at a time).
      */
     update: (
       id: number,
       changes: Omit<TaskUpdate, 'position'>,
       toTopOf?: number,
       position?: number,
-    ): Promise<TaskRow | undefined> =>
-      db
+      expectedVersion?: number,
+    ): Promise<TaskRow | undefined> => {
+      let query = db
         .updateTable('tasks')
         .set({
           ...changes,
           updated_at: nowIso(),
+          ...versionBump,
           ...(toTopOf !== undefined ? { position: topPosition(toTopOf) } : {}),
           ...(toTopOf === undefined && position !== undefined ? { position } : {}),
         })
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst(),
+        .where('id', '=', id);
+      if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+      return query.returningAll().executeTakeFirst();
+    },
 
     /** A new task at this position (a sub-task: after its parent's last, issue 29). */
     insertAt: (task: NewTaskOnTop, position: number): Promise<TaskRow> => {
@@ -513,7 +520,11 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         .where('task_id', 'in', ids)
         .where('user_id', '=', userId)
         .execute();
-      await db.updateTable('tasks').set({ updated_at: nowIso() }).where('id', 'in', ids).execute();
+      await db
+        .updateTable('tasks')
+        .set({ updated_at: nowIso(), ...versionBump })
+        .where('id', 'in', ids)
+        .execute();
       return ids;
     },
 
@@ -550,18 +561,21 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
           .execute()
       ).map((r) => r.id),
 
-    /** Positions become the ids' indexes, in one statement whatever the list's length. */
+    /**
+     * Positions become the ids' indexes, in one statement whatever the list's length. Only the
+     * tasks whose place changes are written (and their versions grow).
+     */
     setOrder: async (projectId: number, orderedIds: number[]): Promise<void> => {
       const statement =
         dialect === 'postgres'
-          ? sql`update tasks set position = v.ord - 1
+          ? sql`update tasks set position = v.ord - 1, version = ${nextVersion}
               from unnest(${orderedIds}::int[]) with ordinality as v(id, ord)
-              where tasks.id = v.id and tasks.project_id = ${projectId}`
+              where tasks.id = v.id and tasks.project_id = ${projectId} and tasks.position <> v.ord - 1`
           : // Materialised, the id list drives the join (a rowid lookup per id); joined directly,
             // SQLite scans the list once per task: 1,000 tasks took 100 ms instead of 2.
             sql`with v as materialized (select key, value from json_each(${JSON.stringify(orderedIds)}))
-              update tasks set position = v.key
-              from v where tasks.id = v.value and tasks.project_id = ${projectId}`;
+              update tasks set position = v.key, version = ${nextVersion}
+              from v where tasks.id = v.value and tasks.project_id = ${projectId} and tasks.position <> v.key`;
       await statement.execute(db);
     },
 
@@ -612,7 +626,11 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
 
     /** A task's place: its position and, when given, its section (null: none). */
     setPosition: async (id: number, position: number, sectionId?: number | null): Promise<void> => {
-      await db.updateTable('tasks').set({ position, section_id: sectionId }).where('id', '=', id).execute();
+      await db
+        .updateTable('tasks')
+        .set({ position, section_id: sectionId, ...versionBump })
+        .where('id', '=', id)
+        .execute();
     },
 
     /** Issue 29: these tasks' direct sub-task counts and open blockers, in two grouped queries. */
@@ -765,7 +783,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
     ): Promise<number> => {
       const result = await db
         .updateTable('tasks')
-        .set({ ...changes, updated_at: nowIso() })
+        .set({ ...changes, updated_at: nowIso(), ...versionBump })
         .where(inSubtree(rootId, false))
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
@@ -800,7 +818,7 @@ export function createTaskRepository(db: Kysely<Database>, dialect: DialectName)
         and task_relations.task_id in (${subtreeCte(rootId)} select id from subtree))`;
       const rows = await db
         .updateTable('tasks')
-        .set({ updated_at: nowIso() })
+        .set({ updated_at: nowIso(), ...versionBump })
         .where('id', 'in', blocked)
         .where(sql<boolean>`not (${inSubtree(rootId, true)})`)
         .returning('project_id')

@@ -17,6 +17,7 @@ import {
   reorderBodySchema,
   TASKS_PATH,
   type Task,
+  taskChangedSchema,
   taskListRouteQuerySchema,
   taskSchema,
   taskSummarySchema,
@@ -29,6 +30,7 @@ import type { ZodTypeProvider } from '../http/zod';
 import type { ChecklistService } from './checklist';
 import type { ListAnswer } from './list-cache';
 import type { TaskService } from './service';
+import { ETAG_DESCRIPTION, ifMatchHeadersSchema, requiredVersion, withEtag } from './version';
 
 const idParamsSchema = z.object({ id: textIdParam() });
 /** Checked before the body, so a path id that names nothing answers 404 whatever the body holds. */
@@ -130,10 +132,12 @@ export async function tasksRoutes(
         operationId: 'getTask',
         params: idParamsSchema,
         response: { 200: taskSchema },
+        responseHeaders: { 200: { ETag: ETAG_DESCRIPTION } },
       },
       ...plainJson,
     },
-    async (request) => tasks.get(currentUser(request).id, taskId(request.params.id)),
+    async (request, reply) =>
+      withEtag(reply, await tasks.get(currentUser(request).id, taskId(request.params.id))),
   );
 
   app.post(
@@ -161,16 +165,32 @@ export async function tasksRoutes(
       schema: {
         summary: 'Change a task',
         description:
-          "Any of the fields; completing a task archives it, reopening restores it. `labelIds` (your own labels, at most 20) replaces your labels on the task; other people's stay. Editors of the task's project and above. Sub-tasks (issue 29): `parentId` puts the task and its subtree under another task of its project (null: top-level); completing a sub-task leaves it under its parent, while completing a top-level task completes its open sub-tasks and archives the whole subtree with it, and restoring it restores them; `projectId` and `sectionId` take the subtree along (a sub-task given another project or section becomes top-level there).",
+          "Any of the fields; completing a task archives it, reopening restores it. `labelIds` (your own labels, at most 20) replaces your labels on the task; other people's stay. Editors of the task's project and above. Sub-tasks (issue 29): `parentId` puts the task and its subtree under another task of its project (null: top-level); completing a sub-task leaves it under its parent, while completing a top-level task completes its open sub-tasks and archives the whole subtree with it, and restoring it restores them; `projectId` and `sectionId` take the subtree along (a sub-task given another project or section becomes top-level there). With `If-Match` (the task's `ETag`, as `GET /api/tasks/{id}` answers it, or `*`), the change is made only while the task is still at that version: else 412 with the task as it is now, and nothing changes (issue 31). The answer's `ETag` is the task's new version.",
         tags: ['Tasks'],
         operationId: 'updateTask',
         params: idParamsSchema,
+        headers: ifMatchHeadersSchema,
         body: updateTaskBodySchema,
-        response: { 200: taskSchema },
+        response: {
+          200: taskSchema,
+          412: taskChangedSchema.meta({
+            description: 'The task changed since the version `If-Match` names: nothing was changed',
+          }),
+        },
+        responseHeaders: {
+          200: { ETag: ETAG_DESCRIPTION },
+          412: { ETag: 'The current version of the task, as in `task`.' },
+        },
       },
       ...plainJson,
     },
-    async (request) => tasks.update(currentUser(request).id, taskId(request.params.id), request.body),
+    async (request, reply) => {
+      const ifVersion = requiredVersion(request.headers['if-match']);
+      const task = await tasks.update(currentUser(request).id, taskId(request.params.id), request.body, [], {
+        ifVersion,
+      });
+      return withEtag(reply, task);
+    },
   );
 
   app.delete(

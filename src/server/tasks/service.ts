@@ -51,6 +51,7 @@ import {
   toTask,
 } from './repository';
 import { taskSearchText } from './search';
+import { TaskChangedError } from './version';
 
 /** Memory for cached task lists: about 40 lists of 1,000 tasks (fewer when also kept compressed). */
 const LIST_CACHE_BYTES = 16 * 1024 * 1024;
@@ -99,6 +100,14 @@ export interface CompleteOptions {
  */
 export interface DueZoneOptions {
   dueTimeZone?: string;
+}
+
+/**
+ * A PATCH's If-Match (issue 31): the change is made only while the task is at this version; else
+ * 412 with the task as it is now, and nothing changed.
+ */
+export interface VersionOptions {
+  ifVersion?: number;
 }
 
 /** Who is asking: the session's or the token's user. */
@@ -588,9 +597,13 @@ export function createTaskService({
       id: number,
       input: UpdateTaskInput,
       extra: ActivityRecord[] = [],
-      options: CompleteOptions & DueZoneOptions = {},
+      options: CompleteOptions & DueZoneOptions & VersionOptions = {},
     ): Promise<Task> {
       const { task: current } = await access.requireTask(user(userId), id, 'editor');
+      const { ifVersion } = options;
+      if (ifVersion !== undefined && current.version !== ifVersion) {
+        throw new TaskChangedError(await withAssignees(current));
+      }
       const moving = input.projectId !== undefined && input.projectId !== current.project_id;
       const target = moving ? await access.requireWritableProject(user(userId), input.projectId) : undefined;
       const projectId = target?.id ?? current.project_id;
@@ -749,8 +762,18 @@ export function createTaskService({
         }
         const toTop = position === undefined && (restoring || moving || newParent === null);
         // Labels change the task's row too (updated_at), so its project's list version moves on.
-        const updated = await repository.update(id, changes, toTop ? projectId : undefined, position);
-        if (!updated) throw taskNotFound();
+        const updated = await repository.update(
+          id,
+          changes,
+          toTop ? projectId : undefined,
+          position,
+          ifVersion,
+        );
+        if (!updated) {
+          // Changed (or deleted) since it was read: a write that names a version loses to it.
+          const now = ifVersion !== undefined ? await repository.find(id) : undefined;
+          throw now ? new TaskChangedError(await withAssignees(now, repository)) : taskNotFound();
+        }
         // Its subtree follows it (issue 29), in set-based statements: project, section, completion.
         const below: Omit<TaskUpdate, 'position' | 'parent_id'> = {};
         if (moving) below.project_id = projectId;

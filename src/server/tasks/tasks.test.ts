@@ -153,6 +153,7 @@ describe.each(testDialects)('tasks on %s', (dialect) => {
         parentId: null,
         subtasks: { done: 0, total: 0 },
         blockedBy: 0,
+        version: 1,
       });
       expect((await alice.request('GET', `/api/tasks/${task.id}`)).json()).toEqual(task);
       expect(await activeTitles(alice)).toEqual(['Write report']);

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { labelKey } from '../../common/labels';
 import type { Database, TaskRow, TemplatesTable } from '../db/schema';
 import { nowIso } from '../db/values';
+import { versionBump } from '../tasks/version';
 
 export type TemplateRow = Selectable<TemplatesTable>;
 
@@ -155,7 +156,7 @@ export function createTemplateRepository(db: Kysely<Database>) {
         for (let at = 0; at < childIds.length; at += ID_BATCH) {
           await db
             .updateTable('tasks')
-            .set({ parent_id: parentId })
+            .set({ parent_id: parentId, ...versionBump })
             .where('id', 'in', childIds.slice(at, at + ID_BATCH))
             .execute();
         }

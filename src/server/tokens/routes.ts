@@ -45,6 +45,8 @@ export async function tokenRoutes(fastify: FastifyInstance, { tokens }: TokenFea
     app.post(
       TOKENS_PATH,
       {
+        // Shown this once: never kept for a repeated Idempotency-Key.
+        config: { showsSecret: true },
         schema: {
           summary: 'Create an API token',
           description:

@@ -45,6 +45,8 @@ export async function webhookRoutes(fastify: FastifyInstance, { webhooks }: { we
     WEBHOOKS_PATH,
     {
       onRequest: requireUser,
+      // Shown this once: never kept for a repeated Idempotency-Key.
+      config: { showsSecret: true },
       schema: {
         summary: 'Create a webhook',
         description: `With \`projectId\` it gets that project's events (admin or more there); without it, your Inbox's and tasks assigned to you. The signing secret (\`whsec_\` + base64) is in this answer once: keep it. At most ${WEBHOOK_LIMITS.perPerson} per person. A \`url\` on a loopback, private or link-local address answers 400 unless the server allows it (WEBHOOKS_ALLOW_PRIVATE). ${EVENTS_NOTE}`,
