@@ -209,6 +209,66 @@ describeBrowser('offline use: the shell', () => {
     expect(await page.getByText(OFFLINE_COPY.needsConnection).count()).toBe(0);
   });
 
+  /** The changes waiting in the outbox's store (offline/outbox.ts), every person's. */
+  const waitingInOutbox = (page: Page) =>
+    page.evaluate(async () => {
+      if (!(await indexedDB.databases()).some((db) => db.name === 'tasklane-outbox')) return 0;
+      return new Promise<number>((resolve, reject) => {
+        const opening = indexedDB.open('tasklane-outbox');
+        opening.onerror = () => reject(opening.error);
+        opening.onsuccess = () => {
+          const db = opening.result;
+          if (!db.objectStoreNames.contains('entries')) return resolve(0);
+          const all = db.transaction('entries').objectStore('entries').getAll();
+          all.onsuccess = () => {
+            db.close();
+            resolve((all.result as unknown[][]).reduce((count, list) => count + list.length, 0));
+          };
+        };
+      });
+    });
+
+  it('counts the changes waiting in the header, and signing out with them asks first', async () => {
+    const { page } = await open();
+    await signIn(page);
+    await goOffline(page);
+    const quickAdd = page.getByRole('textbox', { name: 'Add a task' });
+    for (const title of ['Buy stamps', 'Post the letter']) {
+      await quickAdd.fill(title);
+      await quickAdd.press('Enter');
+      await card(page, title).waitFor();
+    }
+    await expect.poll(() => headerStatus(page).textContent()).toBe(OFFLINE_COPY.offlineWaiting(2));
+    expect(OFFLINE_COPY.offlineWaiting(2)).toBe('Offline: 2 changes waiting');
+
+    // Staying: nothing is lost, and focus is back on the menu's button.
+    const settings = page.getByRole('button', { name: /^Settings for / });
+    await settings.click();
+    await page.getByRole('menuitem', { name: COPY.logOut }).click();
+    const question = page.getByRole('alertdialog');
+    await question.getByText(OFFLINE_COPY.signOutWaiting(2)).waitFor();
+    expect(OFFLINE_COPY.signOutWaiting(2)).toBe('2 changes have not been saved yet. Sign out anyway?');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    await question.waitFor({ state: 'detached' });
+    await expect.poll(() => settings.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await waitingInOutbox(page)).toBe(2);
+
+    // Signing out anyway: the outbox and the kept lists go with the session.
+    await settings.click();
+    await page.getByRole('menuitem', { name: COPY.logOut }).click();
+    await question.getByRole('button', { name: OFFLINE_COPY.signOutAnyway }).click();
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    expect(await waitingInOutbox(page)).toBe(0);
+    expect(await storedKeys(page)).toEqual([]);
+
+    // Nothing of it reaches the server once back online and signed in again.
+    await page.context().setOffline(false);
+    await signIn(page);
+    const titles = (await apiFromPage<{ title: string }[]>(page, 'GET', '/api/tasks')).map((t) => t.title);
+    expect(titles).not.toContain('Buy stamps');
+    expect(titles).not.toContain('Post the letter');
+  });
+
   it('signing out deletes what was kept for the person', async () => {
     const { page } = await open();
     await signIn(page);
