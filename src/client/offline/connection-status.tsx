@@ -2,17 +2,8 @@ import { CloudOffIcon, Loader2Icon } from 'lucide-react';
 import { type ReactNode, useId } from 'react';
 import { OFFLINE_COPY } from '../../common/offline';
 import { useOffline } from '../lib/connection';
-import { type OutboxStatus, useOutboxStatus } from './outbox';
-
-/**
- * What the header says about saving (issue 31): 'Offline', 'Offline: 3 changes waiting' while the
- * browser has no network, 'Syncing…' while the outbox is sent, nothing once everything is saved.
- * The server being down while the network is there stays the notice's 'Reconnecting…' (issue 10).
- */
-export function statusText(offline: boolean, { waiting, syncing }: OutboxStatus): string | undefined {
-  if (offline) return waiting > 0 ? OFFLINE_COPY.offlineWaiting(waiting) : OFFLINE_COPY.offline;
-  return syncing ? OFFLINE_COPY.syncing : undefined;
-}
+import { useOutboxStatus } from './outbox';
+import { statusText } from './status';
 
 /**
  * The header's status: a polite live region, always on the page (a region added together with its
