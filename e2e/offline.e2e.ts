@@ -1,5 +1,8 @@
-import type { Page } from 'playwright-core';
-import { expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { localIsoDate } from '../src/client/tasks/dates';
 import { addDays } from '../src/common/due';
 import { OFFLINE_COPY } from '../src/common/offline';
@@ -9,10 +12,14 @@ import {
   apiFromPage,
   browserSuite,
   createTaskFromPage,
+  DIST,
   describeBrowser,
+  launchBrowser,
   type OpenPage,
   openPage,
+  type RunningServer,
   signIn,
+  startServer,
 } from './harness';
 
 /** The service worker serves the app offline: this file lets it run (the harness blocks it elsewhere). */
@@ -202,6 +209,66 @@ describeBrowser('offline use: the shell', () => {
     expect(await page.getByText(OFFLINE_COPY.needsConnection).count()).toBe(0);
   });
 
+  /** The changes waiting in the outbox's store (offline/outbox.ts), every person's. */
+  const waitingInOutbox = (page: Page) =>
+    page.evaluate(async () => {
+      if (!(await indexedDB.databases()).some((db) => db.name === 'tasklane-outbox')) return 0;
+      return new Promise<number>((resolve, reject) => {
+        const opening = indexedDB.open('tasklane-outbox');
+        opening.onerror = () => reject(opening.error);
+        opening.onsuccess = () => {
+          const db = opening.result;
+          if (!db.objectStoreNames.contains('entries')) return resolve(0);
+          const all = db.transaction('entries').objectStore('entries').getAll();
+          all.onsuccess = () => {
+            db.close();
+            resolve((all.result as unknown[][]).reduce((count, list) => count + list.length, 0));
+          };
+        };
+      });
+    });
+
+  it('counts the changes waiting in the header, and signing out with them asks first', async () => {
+    const { page } = await open();
+    await signIn(page);
+    await goOffline(page);
+    const quickAdd = page.getByRole('textbox', { name: 'Add a task' });
+    for (const title of ['Buy stamps', 'Post the letter']) {
+      await quickAdd.fill(title);
+      await quickAdd.press('Enter');
+      await card(page, title).waitFor();
+    }
+    await expect.poll(() => headerStatus(page).textContent()).toBe(OFFLINE_COPY.offlineWaiting(2));
+    expect(OFFLINE_COPY.offlineWaiting(2)).toBe('Offline: 2 changes waiting');
+
+    // Staying: nothing is lost, and focus is back on the menu's button.
+    const settings = page.getByRole('button', { name: /^Settings for / });
+    await settings.click();
+    await page.getByRole('menuitem', { name: COPY.logOut }).click();
+    const question = page.getByRole('alertdialog');
+    await question.getByText(OFFLINE_COPY.signOutWaiting(2)).waitFor();
+    expect(OFFLINE_COPY.signOutWaiting(2)).toBe('2 changes have not been saved yet. Sign out anyway?');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    await question.waitFor({ state: 'detached' });
+    await expect.poll(() => settings.evaluate((button) => button === document.activeElement)).toBe(true);
+    expect(await waitingInOutbox(page)).toBe(2);
+
+    // Signing out anyway: the outbox and the kept lists go with the session.
+    await settings.click();
+    await page.getByRole('menuitem', { name: COPY.logOut }).click();
+    await question.getByRole('button', { name: OFFLINE_COPY.signOutAnyway }).click();
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    expect(await waitingInOutbox(page)).toBe(0);
+    expect(await storedKeys(page)).toEqual([]);
+
+    // Nothing of it reaches the server once back online and signed in again.
+    await page.context().setOffline(false);
+    await signIn(page);
+    const titles = (await apiFromPage<{ title: string }[]>(page, 'GET', '/api/tasks')).map((t) => t.title);
+    expect(titles).not.toContain('Buy stamps');
+    expect(titles).not.toContain('Post the letter');
+  });
+
   it('signing out deletes what was kept for the person', async () => {
     const { page } = await open();
     await signIn(page);
@@ -229,5 +296,72 @@ describeBrowser('offline use: the shell', () => {
       userId,
     );
     expect(left).toBeNull();
+  });
+});
+
+/**
+ * Issue 31: a new version installs in the background and waits; the page offers 'A new version is
+ * ready. Reload' instead of changing under the person's hands, and 'Reload' brings it in.
+ */
+describeBrowser('a new version of the app', () => {
+  let dist: string;
+  let server: RunningServer;
+  let browser: Browser;
+  const opened: OpenPage[] = [];
+
+  beforeAll(async () => {
+    // A copy of the built app that the test changes as a new deployment would (see upgrade.e2e.ts).
+    dist = fs.mkdtempSync(path.join(os.tmpdir(), 'tasklane-new-version-'));
+    fs.cpSync(path.join(DIST, 'client'), path.join(dist, 'client'), { recursive: true });
+    fs.cpSync(path.join(DIST, 'server'), path.join(dist, 'server'), {
+      recursive: true,
+      filter: (source) => path.basename(source) !== 'node_modules',
+    });
+    fs.symlinkSync(path.resolve('node_modules'), path.join(dist, 'server', 'node_modules'), 'dir');
+    [server, browser] = await Promise.all([startServer({}, { dist }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map(({ context }) => context.close()));
+    await browser?.close();
+    await server?.stop();
+    fs.rmSync(dist, { recursive: true, force: true });
+  });
+
+  it('waits for ‘Reload’, then the new worker takes over and the page reloads', async () => {
+    const tab = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
+    opened.push(tab);
+    const { page } = tab;
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await page.evaluate(() => Object.assign(window, { openedBeforeTheUpdate: true }));
+
+    // A new deployment: the worker's script changed.
+    const worker = path.join(dist, 'client', 'sw.js');
+    fs.appendFileSync(worker, '\n// the next version\n');
+    for (const packed of ['sw.js.br', 'sw.js.gz'])
+      fs.rmSync(path.join(dist, 'client', packed), { force: true });
+    await page.evaluate(async () => {
+      await (await navigator.serviceWorker.getRegistration())?.update();
+    });
+
+    const prompt = page.getByRole('status').filter({ hasText: OFFLINE_COPY.newVersion });
+    await prompt.waitFor();
+    // Installed and waiting: the page was not reloaded under the person.
+    expect(await page.evaluate(() => 'openedBeforeTheUpdate' in window)).toBe(true);
+    expect(
+      await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting !== null),
+    ).toBe(true);
+
+    const reloaded = page.waitForEvent('load');
+    await prompt.getByRole('button', { name: OFFLINE_COPY.reload }).click();
+    await reloaded;
+    expect(await page.evaluate(() => 'openedBeforeTheUpdate' in window)).toBe(false);
+    await page.getByRole('button', { name: COPY.signIn, exact: true }).waitFor();
+    expect(
+      await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting ?? null),
+    ).toBe(null);
+    expect(await prompt.count()).toBe(0);
+    expect(tab.errors).toEqual([]);
   });
 });

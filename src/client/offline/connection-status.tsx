@@ -2,17 +2,8 @@ import { CloudOffIcon, Loader2Icon } from 'lucide-react';
 import { type ReactNode, useId } from 'react';
 import { OFFLINE_COPY } from '../../common/offline';
 import { useOffline } from '../lib/connection';
-import { type OutboxStatus, useOutboxStatus } from './outbox';
-
-/**
- * What the header says about saving (issue 31): 'Offline', 'Offline: 3 changes waiting' while the
- * browser has no network, 'Syncing…' while the outbox is sent, nothing once everything is saved.
- * The server being down while the network is there stays the notice's 'Reconnecting…' (issue 10).
- */
-export function statusText(offline: boolean, { waiting, syncing }: OutboxStatus): string | undefined {
-  if (offline) return waiting > 0 ? OFFLINE_COPY.offlineWaiting(waiting) : OFFLINE_COPY.offline;
-  return syncing ? OFFLINE_COPY.syncing : undefined;
-}
+import { useOutboxStatus } from './outbox';
+import { statusText } from './status';
 
 /**
  * The header's status: a polite live region, always on the page (a region added together with its
@@ -22,9 +13,14 @@ export function ConnectionStatus() {
   const offline = useOffline();
   const text = statusText(offline, useOutboxStatus());
   return (
-    <p role="status" aria-live="polite" className="flex min-w-0 items-center">
+    // On a phone the header has no room: the status hangs just below it, centred.
+    <p
+      role="status"
+      aria-live="polite"
+      className="flex min-w-0 items-center max-sm:pointer-events-none max-sm:absolute max-sm:inset-x-0 max-sm:top-full max-sm:justify-center max-sm:pt-2"
+    >
       {text && (
-        <span className="flex min-w-0 items-center gap-1.5 rounded-full border bg-background px-2.5 py-1 text-xs font-medium text-foreground">
+        <span className="flex min-w-0 items-center gap-1.5 rounded-full border bg-card px-2.5 py-1 text-xs font-medium text-card-foreground shadow-sm">
           {offline ? (
             <CloudOffIcon aria-hidden className="size-3.5 shrink-0 text-muted-foreground" />
           ) : (

@@ -4,7 +4,7 @@ import type {
   Persister,
   PersistQueryClientOptions,
 } from '@tanstack/react-query-persist-client';
-import { createStore, del, get, set } from 'idb-keyval';
+import { createStore, del, get, set, type UseStore } from 'idb-keyval';
 import { ARCHIVED_TASKS_PATH, TASKS_PATH } from '../../common/tasks';
 import { isOffline } from '../lib/connection';
 import { getSession } from '../lib/session';
@@ -38,7 +38,12 @@ const WRITE_DELAY_MS = 250;
 type DehydratedQuery = DehydratedState['queries'][number];
 
 const BUSTER = `tasklane-${STORAGE_FORMAT}`;
-const store = createStore('tasklane-query-cache', 'clients');
+let opened: UseStore | undefined;
+/** Opened on first use: importing this file opens nothing (unit tests, the login screen). */
+const store = () => {
+  opened ??= createStore('tasklane-query-cache', 'clients');
+  return opened;
+};
 const recordKey = (userId: number) => `user:${userId}`;
 
 /** Parameters of a task list that the stored lists may have: the scope and Today's/Upcoming's window. */
@@ -101,7 +106,7 @@ let found: { key: string; queries: Promise<DehydratedQuery[]> } | undefined;
 
 function foundQueries(key: string): Promise<DehydratedQuery[]> {
   if (found?.key !== key) {
-    const queries = get<PersistedClient>(key, store)
+    const queries = get<PersistedClient>(key, store())
       .then((client) => (client?.buster === BUSTER ? client.clientState.queries : []))
       .catch(() => []);
     found = { key, queries };
@@ -134,7 +139,7 @@ export async function flushPersistedCache(): Promise<void> {
   const started = generation;
   const client = await withCarried(next.key, next.client);
   if (started !== generation) return;
-  await set(next.key, client, store).catch(() => undefined);
+  await set(next.key, client, store()).catch(() => undefined);
 }
 
 if (typeof document !== 'undefined') {
@@ -155,7 +160,7 @@ export async function forgetPersistedCache(userId: number): Promise<void> {
   if (pending?.key === key) pending = undefined;
   if (found?.key === key) found = undefined;
   seen.clear();
-  await del(key, store).catch(() => undefined);
+  await del(key, store()).catch(() => undefined);
 }
 
 export const persister: Persister = {
@@ -169,11 +174,11 @@ export const persister: Persister = {
   async restoreClient() {
     const key = currentKey();
     if (!key || !isOffline()) return undefined;
-    return get<PersistedClient>(key, store);
+    return get<PersistedClient>(key, store());
   },
   async removeClient() {
     const key = currentKey();
-    if (key) await del(key, store);
+    if (key) await del(key, store());
   },
 };
 
