@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { clear, createStore, del, get, type UseStore, update } from 'idb-keyval';
 import { useSyncExternalStore } from 'react';
 import { type ActivityEntry, taskActivityPath } from '../../common/activity';
@@ -5,7 +6,6 @@ import { IDEMPOTENCY_KEY_HEADER, OFFLINE_COPY, OUTBOX_COPY, taskEtag } from '../
 import { TASKS_PATH, type Task, taskPath } from '../../common/tasks';
 import { apiRequest, errorStatus, serverMessage } from '../lib/api';
 import { isOffline, isReconnecting, whenReconnected } from '../lib/connection';
-import { queryClient } from '../lib/query-client';
 import { getSession, subscribeSession } from '../lib/session';
 import { patchCachedTask, screenTask, shownPatch } from '../tasks/api';
 import { errorToast } from '../ui/toasts';
@@ -19,6 +19,7 @@ import {
   outcomeOf,
   patchedTaskId,
   rewriteTempId,
+  sameValue,
 } from './entries';
 import { mergeConflict } from './merge';
 import { describeValue, ownLabelIds, replaceTempTask, takeBack } from './screen';
@@ -73,6 +74,14 @@ const RETRY_MAX_MS = 60_000;
 // Storage: one list per person, changed only inside an IndexedDB transaction (idb-keyval's update),
 // so two tabs keeping changes at once both land.
 
+/**
+ * The app's query client, loaded when the outbox starts in a browser (lib/query-client reads the
+ * session on load, which a unit test of a file that imports this one has not got).
+ */
+let queryClient: QueryClient;
+/** Resolves once queryClient is there: a run waits for it. */
+let clientReady: Promise<void> | undefined;
+
 let store: UseStore | undefined;
 /** Opened on first use: importing this file opens nothing (the unit tests, the login screen). */
 const db = () => {
@@ -91,7 +100,21 @@ async function readEntries(userId: number): Promise<OutboxEntry[]> {
 /** The signed-in person's task edits waiting, as last read: laid over what the server answers until saved. */
 let waitingEdits: OutboxEntry[] = [];
 function remember(userId: number, entries: OutboxEntry[]) {
-  if (userId === currentUser()) waitingEdits = entries.filter((entry) => patchedTaskId(entry) !== undefined);
+  if (userId !== currentUser()) return;
+  waitingEdits = entries.filter((entry) => patchedTaskId(entry) !== undefined);
+  showEditsInCache();
+}
+
+const aboutTasks = (key: readonly unknown[]) => typeof key[0] === 'string' && key[0].startsWith(TASKS_PATH);
+
+/** Lays the waiting edits over what is cached now (lists restored by an offline start before they were read). */
+function showEditsInCache() {
+  if (!queryClient || waitingEdits.length === 0) return;
+  for (const query of queryClient.getQueryCache().findAll({ predicate: (q) => aboutTasks(q.queryKey) })) {
+    const data = query.state.data;
+    const shown = withWaitingEdits(data);
+    if (shown !== data) queryClient.setQueryData(query.queryKey, shown);
+  }
 }
 
 /** `data` (a list of tasks, or one task) with the waiting edits laid over it; the same object when none applies. */
@@ -100,7 +123,11 @@ function withWaitingEdits(data: unknown): unknown {
     let shown = task;
     for (const entry of waitingEdits) {
       if (patchedTaskId(entry) !== task.id || typeof entry.body !== 'object' || entry.body === null) continue;
-      shown = { ...shown, ...shownPatch(queryClient, shown, entry.body) };
+      const patch = shownPatch(queryClient, shown, entry.body);
+      // Already shown (the optimistic write): the task keeps its identity, and its card its render.
+      const current = shown as Record<string, unknown>;
+      if (Object.entries(patch).every(([field, value]) => sameValue(current[field], value))) continue;
+      shown = { ...shown, ...patch };
     }
     return shown;
   };
@@ -287,6 +314,9 @@ export async function flushOutbox(): Promise<void> {
   }
   running = true;
   try {
+    // Not started (no browser, no IndexedDB): nothing is ever kept, so there is nothing to send.
+    if (!clientReady) return;
+    await clientReady;
     do {
       again = false;
       if (!reachable() || currentUser() === undefined) return;
@@ -566,8 +596,13 @@ export async function discardOutbox(): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // Start: in a browser, once this file is loaded.
 
-function start() {
+async function start() {
+  clientReady = import('../lib/query-client').then((module) => {
+    queryClient = module.queryClient;
+  });
+  await clientReady;
   keepEditsShown();
+  showEditsInCache();
   if (typeof BroadcastChannel !== 'undefined') {
     channel = new BroadcastChannel(NAME);
     channel.onmessage = (event: MessageEvent<Message>) => onMessage(event.data);
@@ -584,4 +619,4 @@ function start() {
   void refreshWaiting().then(flushOutbox);
 }
 
-if (typeof window !== 'undefined' && typeof indexedDB !== 'undefined') start();
+if (typeof window !== 'undefined' && typeof indexedDB !== 'undefined') void start();
