@@ -16,7 +16,8 @@ export default defineConfig({
     // shell and shows push notifications (issue 22, decision 036). main.tsx registers the worker
     // itself (no inline script: the CSP forbids it).
     VitePWA({
-      registerType: 'autoUpdate',
+      // A new version waits for the person's 'Reload' (issue 31); lib/service-worker.ts registers it.
+      registerType: 'prompt',
       injectRegister: false,
       // The glob below already precaches every icon; listing them again would add duplicates.
       includeManifestIcons: false,

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { localIsoDate } from '../src/client/tasks/dates';
+import { OFFLINE_COPY } from '../src/common/offline';
 import { COPY, ERRORS, THEME_STORAGE_KEY } from '../src/common/spec';
 import {
   apiFromPage,
@@ -20,7 +21,7 @@ import {
 
 /**
  * Issue 10: axe on every screen (the login screen's three modes, reset password, 404, the list
- * empty and full, an expanded card, every dialog, the menus, the archive), in light and dark, at
+ * empty and full, offline (issue 31), an expanded card, every dialog, the menus, the archive), in light and dark, at
  * 1280x800 and 390x844. No violation of impact serious or critical; at 390 px nothing scrolls
  * sideways and dialogs fit. Each screen's document title names it.
  */
@@ -175,6 +176,19 @@ export function describeAccessibility(viewport: Viewport) {
             await page.getByRole('article', { name: 'Renew the passport' }).getByText('Overdue:').waitFor();
             await page.getByRole('article', { name: 'Call the plumber' }).getByText('Due today:').waitFor();
             await audit(check, 'list-full', 'Tasks');
+
+            // Issue 31: offline, the header's status and the account menu's 'Needs a connection'.
+            await context.setOffline(true);
+            const offlineStatus = page.getByRole('banner').getByRole('status');
+            await offlineStatus.filter({ hasText: OFFLINE_COPY.offline }).waitFor();
+            await audit(check, 'offline-status', 'Tasks');
+            await page.getByRole('button', { name: /^Settings for / }).click();
+            await page.getByRole('menuitem', { name: new RegExp(`^${COPY.aiAgents}`) }).waitFor();
+            await audit(check, 'settings-menu-offline');
+            await page.keyboard.press('Escape');
+            await page.getByRole('menu').waitFor({ state: 'detached' });
+            await context.setOffline(false);
+            await offlineStatus.filter({ hasText: OFFLINE_COPY.offline }).waitFor({ state: 'detached' });
 
             // An error toast (the destructive variant) over the list.
             const fragile = page.getByRole('article', { name: 'Plan next week' });

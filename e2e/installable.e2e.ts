@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { OFFLINE_COPY } from '../src/common/offline';
 
 import {
   budget,
@@ -16,8 +17,8 @@ const WITH_SERVICE_WORKER = { serviceWorkers: 'allow' } as const;
 
 /**
  * Issue 13, Installable (decision 020): a valid web app manifest with PNG icons, a service worker
- * that precaches the app shell so a reload works offline, and a 'You are offline' notice that goes
- * away when the network is back. The API never goes through the worker.
+ * that precaches the app shell so a reload works offline, and an 'Offline' status (a notice signed
+ * out, the header's status signed in: issue 31) that goes away when the network is back. The API never goes through the worker.
  */
 describeBrowser('the installable app', () => {
   let server: RunningServer;
@@ -88,7 +89,7 @@ describeBrowser('the installable app', () => {
     await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
   }
 
-  const offlineNotice = (page: Page) => page.getByRole('status').filter({ hasText: 'You are offline' });
+  const offlineNotice = (page: Page) => page.getByRole('status').filter({ hasText: OFFLINE_COPY.offline });
 
   it('opens the login screen offline from the cached shell, with the offline notice', async () => {
     const { context, page } = await openPage(browser, server, '/', WITH_SERVICE_WORKER);
@@ -174,7 +175,7 @@ describeBrowser('the installable app', () => {
       await offlineNotice(page).waitFor({ state: 'detached' });
       // Back online, the server is checked at once and the lists load.
       await page.getByText('Reconnecting…').waitFor({ state: 'detached', timeout: budget(5_000) });
-      await expect.poll(() => page.getByText('You are offline').count()).toBe(0);
+      await expect.poll(() => offlineNotice(page).count()).toBe(0);
 
       // Nothing the API answered was kept by the worker.
       const cached = await page.evaluate(async () => {

@@ -28,8 +28,12 @@ declare const self: WorkerScope &
     skipWaiting(): Promise<void>;
   };
 
-// autoUpdate: a new worker takes over at once; open pages keep the code they loaded (decision 020).
-void self.skipWaiting();
+// By prompt (issue 31, decision 020 as changed): a new worker waits until the page's 'A new version
+// is ready. Reload' asks it to take over (workbox-window's messageSkipWaiting). The first worker a
+// browser installs has nothing to wait for and claims the open page at once.
+self.addEventListener('message', (event) => {
+  if ((event as MessageEvent).data?.type === 'SKIP_WAITING') void self.skipWaiting();
+});
 clientsClaim();
 
 // The shell: index.html, the hashed JS and CSS, the icons. Nothing else is cached; /api/* is not

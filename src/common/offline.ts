@@ -61,3 +61,36 @@ export const OFFLINE_COPY = {
   /** A change the server refused, taken back from the screen. */
   refused: (task: string, reason: string) => `"${task}": your change could not be saved. ${reason}`,
 } as const;
+
+// --- The outbox (issue 31, helper 'outbox'): its own words beyond the issue's. ---
+
+const OUTBOX_FIELD_NAMES: Record<string, string> = {
+  title: 'title',
+  description: 'description',
+  notes: 'notes',
+  dueDate: 'due date',
+  dueTime: 'due time',
+  recurrence: 'repeat',
+  recurrenceFrom: 'repeat',
+  priority: 'priority',
+  labelIds: 'labels',
+  sectionId: 'section',
+  completed: 'completion',
+  archived: 'completion',
+  projectId: 'project',
+  parentId: 'parent task',
+  assigneeIds: 'assignees',
+};
+
+export const OUTBOX_COPY = {
+  /** A refusal without the server's own `{message}`. */
+  refusedReason: 'The server refused it.',
+  /** A conflict whose other author the task's activity does not name. */
+  someoneElse: 'someone else',
+  /** How a value reads in the conflict's 'Yours: "…"' when there is none. */
+  none: 'none',
+  /** The sentence's name of a task field: 'its due date was changed by Ana'. */
+  fieldName: (field: string) => OUTBOX_FIELD_NAMES[field] ?? field,
+  /** 'Use mine' for screen readers: how to do the same without the toast. */
+  useMineAlt: 'Use mine: set your value again in the task',
+} as const;

@@ -6,6 +6,7 @@ import { COPY, ERRORS, TOASTS } from '../../common/spec';
 import type { Task } from '../../common/tasks';
 import { errorStatus, serverMessage } from '../lib/api';
 import { rescueFocus, rescueFocusAfterRender } from '../lib/focus';
+import { useNeedsConnection } from '../offline/connection-status';
 import { invalidateTask, useUpdateTask } from '../tasks/api';
 import { CardTooltip } from '../tasks/CardTooltip';
 import { Button } from '../ui/button';
@@ -38,6 +39,8 @@ export function TaskAiPanel({
   const pickerId = useId();
   const queryClient = useQueryClient();
   const status = useAiStatus();
+  // An AI run needs the server (issue 31).
+  const aiRun = useNeedsConnection();
   const contexts = useAiContexts();
   const { mutateAsync: update, isPending: updating } = useUpdateTask(task.id);
   const [running, setRunning] = useState(false);
@@ -180,11 +183,17 @@ export function TaskAiPanel({
             />
           </div>
           {aiConnected && (
-            <Button ref={runButton} onClick={() => void execute()} disabled={running}>
+            <Button
+              ref={runButton}
+              onClick={() => void execute()}
+              disabled={running || aiRun.offline}
+              aria-describedby={aiRun.control['aria-describedby']}
+            >
               <SparklesIcon aria-hidden />
               {COPY.aiDraft}
             </Button>
           )}
+          {aiConnected && aiRun.note && <span className="self-center">{aiRun.note}</span>}
         </div>
       )}
 

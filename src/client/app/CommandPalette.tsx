@@ -30,12 +30,13 @@ import { useLocation } from 'wouter';
 import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import type { TaskSummary } from '../../common/tasks';
-import { signOut } from '../auth/api';
 import { useSavedFilters } from '../labels/api';
 import { LABEL_COPY } from '../labels/copy';
 import { savedFilterHref } from '../labels/saved-filters';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
+import { NeedsConnectionNote, useNeedsConnection } from '../offline/connection-status';
+import { requestSignOut } from '../offline/sign-out';
 import { canChangeTasks, useProjects } from '../projects/api';
 import { PROJECT_COPY } from '../projects/copy';
 import { projectName } from '../projects/names';
@@ -58,6 +59,9 @@ import { VIEW_COPY } from '../views/copy';
 import { useOpenAddTask } from './add-task';
 import { type AppDialog, closeDialog, openDialog } from './dialogs';
 import { projectHref, SCREEN_PATHS, type Screen, useScreen } from './screens';
+
+/** Actions that only the server can do: disabled offline, with the reason (issue 31). */
+const NEEDS_CONNECTION = new Set(['share', 'agents', 'users']);
 
 /** How many tasks 'jump to task' lists at most: the best matches, so 10,000 tasks stay quick. */
 const MAX_TASKS = 20;
@@ -120,6 +124,7 @@ export function CommandPalette({ open }: { open: boolean }) {
   const openAddTask = useOpenAddTask();
   const moveTask = useMoveTask();
   const queryClient = useQueryClient();
+  const { offline } = useNeedsConnection();
   const [search, setSearch] = useState('');
   // The task whose card had focus as the palette opened, and whether its projects are listed.
   const [focused, setFocused] = useState<TaskSummary | null>(null);
@@ -313,7 +318,7 @@ export function CommandPalette({ open }: { open: boolean }) {
       label: 'Sign out',
       icon: <LogOutIcon aria-hidden />,
       keywords: ['log out', 'logout'],
-      run: () => void signOut(),
+      run: () => void requestSignOut(),
     },
   ];
 
@@ -430,11 +435,13 @@ export function CommandPalette({ open }: { open: boolean }) {
                       key={action.id}
                       value={action.label}
                       keywords={action.keywords}
+                      disabled={offline && NEEDS_CONNECTION.has(action.id)}
                       onSelect={() => (action.id === 'move-task' ? action.run() : choose(action.run))}
-                      className={itemClasses}
+                      className={`${itemClasses} data-[disabled=true]:opacity-60`}
                     >
                       {action.icon}
                       <span className="flex-1">{action.label}</span>
+                      {offline && NEEDS_CONNECTION.has(action.id) && <NeedsConnectionNote />}
                       {action.shortcut && (
                         <kbd className="rounded border bg-muted px-1.5 font-mono text-xs text-muted-foreground">
                           {action.shortcut}

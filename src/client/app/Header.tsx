@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { Link } from 'wouter';
 import { APP_NAME } from '../../common/spec';
 import { NotificationBell } from '../notifications/NotificationBell';
+import { ConnectionStatus } from '../offline/connection-status';
 import { LogoMark } from '../ui/logo';
 import { SettingsMenu, type SettingsMenuProps } from './SettingsMenu';
 
@@ -9,7 +10,10 @@ import { SettingsMenu, type SettingsMenuProps } from './SettingsMenu';
 export const pageWidth = (wide: boolean) =>
   `mx-auto w-full ${wide ? 'max-w-[100rem]' : 'max-w-4xl'} px-4 sm:px-6`;
 
-/** Across the top of every signed-in screen: `navigation` (the drawer's button on a phone), the name, the bell, the menu. */
+/**
+ * Across the top of every signed-in screen: `navigation` (the drawer's button on a phone), the name,
+ * the connection's status (issue 31: 'Offline', 'Syncing…'), the bell, the menu.
+ */
 export function Header({ navigation, ...props }: SettingsMenuProps & { navigation?: ReactNode }) {
   return (
     <header className="sticky top-0 z-40 border-b bg-card/85 backdrop-blur-sm">
@@ -24,7 +28,8 @@ export function Header({ navigation, ...props }: SettingsMenuProps & { navigatio
             {APP_NAME}
           </Link>
         </div>
-        <div className="flex items-center gap-2">
+        <div className="flex min-w-0 items-center gap-2">
+          <ConnectionStatus />
           <NotificationBell />
           <SettingsMenu {...props} />
         </div>

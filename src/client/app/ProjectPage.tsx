@@ -4,6 +4,7 @@ import { Link, useLocation } from 'wouter';
 import type { Project } from '../../common/projects';
 import { COPY } from '../../common/spec';
 import { useDocumentTitle } from '../lib/document-title';
+import { useNeedsConnection } from '../offline/connection-status';
 import { canChangeTasks, useMembers, useProject } from '../projects/api';
 import { PROJECT_COPY } from '../projects/copy';
 import { MemberAvatar } from '../projects/MemberAvatar';
@@ -52,6 +53,8 @@ function Members({ projectId }: { projectId: number }) {
 }
 
 function ProjectHeader({ project, editable }: { project: Project; editable: boolean }) {
+  // Sharing (members, invitations) needs the server (issue 31).
+  const sharing = useNeedsConnection();
   return (
     <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-3">
       <div className="flex min-w-0 items-center gap-3">
@@ -68,10 +71,11 @@ function ProjectHeader({ project, editable }: { project: Project; editable: bool
             {VIEW_COPY.calendar}
           </Link>
         </Button>
-        <Button variant="outline" onClick={() => openDialog('share')}>
+        <Button variant="outline" onClick={() => openDialog('share')} {...sharing.control}>
           <UsersIcon aria-hidden />
           {PROJECT_COPY.share}
         </Button>
+        {sharing.note}
         <Button variant="outline" onClick={() => openDialog('save-template')}>
           <LayoutTemplateIcon aria-hidden />
           {TEMPLATE_COPY.saveAsTemplate}

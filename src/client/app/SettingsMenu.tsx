@@ -20,9 +20,10 @@ import {
 import { lazy, useRef } from 'react';
 import { COPY } from '../../common/spec';
 import { WEBHOOK_COPY } from '../../common/webhooks';
-import { signOut } from '../auth/api';
 import { useSession } from '../lib/session';
 import { toggleTheme, useTheme } from '../lib/theme';
+import { NeedsConnectionNote, useNeedsConnection } from '../offline/connection-status';
+import { requestSignOut } from '../offline/sign-out';
 import { Button } from '../ui/button';
 import {
   DropdownMenu,
@@ -101,6 +102,9 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
   const theme = useTheme();
   const { open: openName, mounted } = useDialogState();
   const triggerRef = useRef<HTMLButtonElement>(null);
+  // What only the server can do (the admin screen, AI, uploads) waits for a connection (issue 31).
+  const { offline } = useNeedsConnection();
+  const needsConnection = offline ? <NeedsConnectionNote className="ml-auto" /> : null;
 
   if (!session) return null;
   const { user } = session;
@@ -129,18 +133,21 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
           </DropdownMenuLabel>
           <DropdownMenuSeparator />
           {user.isAdmin && (
-            <DropdownMenuItem onSelect={() => show('users')}>
+            <DropdownMenuItem disabled={offline} onSelect={() => show('users')}>
               <UserCogIcon aria-hidden />
               {COPY.manageUsers}
+              {needsConnection}
             </DropdownMenuItem>
           )}
-          <DropdownMenuItem onSelect={() => show('agents')}>
+          <DropdownMenuItem disabled={offline} onSelect={() => show('agents')}>
             <BotIcon aria-hidden />
             {COPY.aiAgents}
+            {needsConnection}
           </DropdownMenuItem>
-          <DropdownMenuItem onSelect={() => show('connect-ai')}>
+          <DropdownMenuItem disabled={offline} onSelect={() => show('connect-ai')}>
             <PlugIcon aria-hidden />
             Connect AI
+            {needsConnection}
           </DropdownMenuItem>
           <DropdownMenuItem onSelect={() => show('faq')}>
             <CircleHelpIcon aria-hidden />
@@ -177,9 +184,10 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
             <DownloadIcon aria-hidden />
             Export my data
           </DropdownMenuItem>
-          <DropdownMenuItem onSelect={() => show('import')}>
+          <DropdownMenuItem disabled={offline} onSelect={() => show('import')}>
             <UploadIcon aria-hidden />
             Import tasks
+            {needsConnection}
           </DropdownMenuItem>
           {withLogoutAndTheme && (
             <>
@@ -188,7 +196,10 @@ export function SettingsMenu({ withLogoutAndTheme = true }: SettingsMenuProps) {
                 {theme === 'dark' ? <SunIcon aria-hidden /> : <MoonIcon aria-hidden />}
                 {theme === 'dark' ? 'Light Mode' : 'Dark Mode'}
               </DropdownMenuItem>
-              <DropdownMenuItem variant="destructive" onSelect={() => void signOut()}>
+              <DropdownMenuItem
+                variant="destructive"
+                onSelect={() => void requestSignOut(triggerRef.current)}
+              >
                 <LogOutIcon aria-hidden />
                 {COPY.logOut}
               </DropdownMenuItem>

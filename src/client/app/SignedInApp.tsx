@@ -1,5 +1,7 @@
-import { QueryClientProvider } from '@tanstack/react-query';
+import { PersistQueryClientProvider } from '@tanstack/react-query-persist-client';
 import { queryClient } from '../lib/query-client';
+import { persistOptions } from '../offline/persist';
+import { SignOutQuestion } from '../offline/sign-out';
 import { TooltipProvider } from '../ui/tooltip';
 import { useMineScope } from '../views/api';
 import { CalendarPage } from '../views/CalendarPage';
@@ -43,7 +45,8 @@ function ScreenPage({ screen }: { screen: Screen }) {
 }
 
 /**
- * The signed-in screens with the providers only they use. Loaded apart from the signed-out screens,
+ * The signed-in screens with the providers only they use. The query cache is kept in IndexedDB for
+ * a start without a connection (offline/persist.ts). Loaded apart from the signed-out screens,
  * so the login screen does not download the query cache, tooltips or the task list. Mounted once
  * for every signed-in address (app/routes.tsx); the address picks the page inside the shell.
  */
@@ -51,13 +54,14 @@ export function SignedInApp() {
   const screen = useScreen();
   if (!screen) return null;
   return (
-    <QueryClientProvider client={queryClient}>
+    <PersistQueryClientProvider client={queryClient} persistOptions={persistOptions}>
       <TooltipProvider>
         <AppShell screen={screen}>
           <ScreenPage screen={screen} />
         </AppShell>
         <KeyboardShortcuts />
+        <SignOutQuestion />
       </TooltipProvider>
-    </QueryClientProvider>
+    </PersistQueryClientProvider>
   );
 }

@@ -2,7 +2,8 @@ import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tansta
 import { CHECKLIST_ITEMS_PATH, type ChecklistItem, checklistPath } from '../../common/checklist';
 import type { Task } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
-import { archivedTasksKey, invalidateTask, tasksKey } from '../tasks/api';
+import { type OutboxChange, sendOrKeep } from '../offline/outbox';
+import { archivedTasksKey, cachedTask, invalidateTask, tasksKey } from '../tasks/api';
 
 /**
  * The query key is exactly the URL the server's live updates name (`/api/tasks/<id>/checklist`), so a
@@ -44,16 +45,23 @@ function writeItems(queryClient: QueryClient, taskId: number, items: ChecklistIt
 function useChecklistMutation<V>(
   taskId: number,
   apply: (items: ChecklistItem[], variables: V) => ChecklistItem[],
-  call: (variables: V) => Promise<unknown>,
+  request: (variables: V) => Pick<OutboxChange, 'method' | 'url' | 'body'>,
 ) {
   const queryClient = useQueryClient();
   const mutationKey = checklistKey(taskId);
-  return useMutation<unknown, Error, V, { previous: Snapshot }>({
+  return useMutation<Response | undefined, Error, V, { previous: Snapshot }>({
     mutationKey,
     // One task's changes reach the server one at a time, in the order they were made: two quick
     // moves sent side by side could land in the other order and leave the first one's order.
     scope: { id: `checklist:${taskId}` },
-    mutationFn: call,
+    // Issue 31: through the outbox, offline too (TanStack's default would pause it instead); kept,
+    // the optimistic items are what the panel shows until the outbox is sent.
+    networkMode: 'always',
+    mutationFn: (variables) =>
+      sendOrKeep({
+        ...request(variables),
+        task: { id: taskId, title: cachedTask(queryClient, taskId)?.title ?? '' },
+      }),
     onMutate: async (variables) => {
       // A refetch landing after the optimistic write would put the old state back.
       await queryClient.cancelQueries({ queryKey: checklistKey(taskId) });
@@ -65,8 +73,9 @@ function useChecklistMutation<V>(
       if (context?.previous) writeItems(queryClient, taskId, context.previous);
     },
     // Refetched once the last of them is done: a refetch between two would show the older order.
-    onSettled: () =>
-      queryClient.isMutating({ mutationKey }) > 1
+    // Kept: the outbox refetches once it is sent; a refetch now would show the old items.
+    onSettled: (response, error) =>
+      queryClient.isMutating({ mutationKey }) > 1 || (!error && !response)
         ? undefined
         : Promise.all([
             queryClient.invalidateQueries({ queryKey: checklistKey(taskId) }),
@@ -103,7 +112,7 @@ export function useUpdateChecklistItem(taskId: number) {
   return useChecklistMutation<ItemChange>(
     taskId,
     (items, { id, ...change }) => items.map((item) => (item.id === id ? { ...item, ...change } : item)),
-    ({ id, ...change }) => apiRequest('PATCH', itemPath(id), change),
+    ({ id, ...change }) => ({ method: 'PATCH', url: itemPath(id), body: change }),
   );
 }
 
@@ -111,7 +120,7 @@ export function useDeleteChecklistItem(taskId: number) {
   return useChecklistMutation<number>(
     taskId,
     (items, id) => items.filter((item) => item.id !== id),
-    (id) => apiRequest('DELETE', itemPath(id)),
+    (id) => ({ method: 'DELETE', url: itemPath(id) }),
   );
 }
 
@@ -127,6 +136,6 @@ export function useReorderChecklist(taskId: number) {
         position,
       }));
     },
-    (itemIds) => apiRequest('POST', `${checklistPath(taskId)}/reorder`, { itemIds }),
+    (itemIds) => ({ method: 'POST', url: `${checklistPath(taskId)}/reorder`, body: { itemIds } }),
   );
 }

@@ -18,7 +18,14 @@ import { QueryList } from '../ui/section';
 import { Textarea } from '../ui/textarea';
 import { errorToast } from '../ui/toasts';
 import { formatMoment } from './activity';
-import { COMMENT_ERRORS, useComments, useDeleteComment, useEditComment, usePostComment } from './api';
+import {
+  COMMENT_ERRORS,
+  isKeptComment,
+  useComments,
+  useDeleteComment,
+  useEditComment,
+  usePostComment,
+} from './api';
 import { CommentMarkdown } from './CommentMarkdown';
 
 export const COMMENT_COPY = {
@@ -34,6 +41,8 @@ export const COMMENT_COPY = {
   cancel: 'Cancel',
   remove: 'Delete comment',
   edited: 'edited',
+  /** Issue 31: a comment written offline, kept in the outbox. */
+  waiting: 'Not saved yet',
 } as const;
 
 /** Ctrl+Enter, or Cmd+Enter on a Mac, sends what the field holds. */
@@ -85,8 +94,8 @@ export function CommentThread({ taskId, can, usernames }: ThreadProps) {
               key={comment.id}
               comment={comment}
               usernames={usernames}
-              canEdit={canComment && comment.authorId === me}
-              canDelete={(canComment && comment.authorId === me) || can.moderate}
+              canEdit={canComment && comment.authorId === me && !isKeptComment(comment)}
+              canDelete={((canComment && comment.authorId === me) || can.moderate) && !isKeptComment(comment)}
               onDeleted={(item) => rescueFocusAfterRender(() => composerRef.current, item)}
             />
           ))
@@ -194,6 +203,7 @@ function CommentItem({ comment, usernames, canEdit, canDelete, onDeleted }: Item
         <span className="text-sm font-medium text-foreground">{comment.authorName}</span>
         <time dateTime={comment.createdAt}>{formatMoment(comment.createdAt)}</time>
         {comment.editedAt && <span title={formatMoment(comment.editedAt)}>({COMMENT_COPY.edited})</span>}
+        {isKeptComment(comment) && <span className="italic">{COMMENT_COPY.waiting}</span>}
         <span className="ml-auto flex items-center">
           {canEdit && !editing && (
             <Button

@@ -4,6 +4,7 @@ import { formatFileSize, type TaskFile } from '../../common/files';
 import { COPY, ERRORS } from '../../common/spec';
 import { cn } from '../lib/cn';
 import { isReconnecting } from '../lib/connection';
+import { NeedsConnectionNote, useNeedsConnection } from '../offline/connection-status';
 import { badgeVariants } from '../ui/badge';
 import {
   DropdownMenu,
@@ -48,6 +49,8 @@ export function TaskFilesControl({ taskId, readOnly = false }: { taskId: number;
   const counts = useFileCounts();
   const list = useTaskFiles(taskId, open);
   const upload = useUploadFiles(taskId);
+  // Uploads need the server (issue 31).
+  const uploading = useNeedsConnection();
   const remove = useDeleteFile(taskId);
   const files = list.data;
 
@@ -88,9 +91,13 @@ export function TaskFilesControl({ taskId, readOnly = false }: { taskId: number;
           {readOnly ? (
             count === 0 && <p className="px-2 py-1.5 text-sm text-muted-foreground">{COPY.noFiles}</p>
           ) : (
-            <DropdownMenuItem disabled={upload.isPending} onSelect={() => inputRef.current?.click()}>
+            <DropdownMenuItem
+              disabled={upload.isPending || uploading.offline}
+              onSelect={() => inputRef.current?.click()}
+            >
               <UploadIcon aria-hidden />
               {COPY.addFiles}
+              {uploading.offline && <NeedsConnectionNote className="ml-auto" />}
             </DropdownMenuItem>
           )}
           {count > 0 && !readOnly && <DropdownMenuSeparator />}

@@ -8,6 +8,8 @@ export type RequestOptions = {
   /** False where the server answers 401 for a wrong password rather than for an ended session. */
   signOutOn401?: boolean;
   signal?: AbortSignal;
+  /** Extra request headers (issue 31: Idempotency-Key, If-Match). */
+  headers?: Record<string, string>;
 };
 
 /**
@@ -22,7 +24,7 @@ export async function apiRequest(
   options: RequestOptions = {},
 ): Promise<Response> {
   const sessionId = getSession()?.sessionId;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (sessionId) headers[options.sessionHeader ?? SESSION_HEADER] = sessionId;
   let payload: BodyInit | undefined;
   if (body instanceof FormData) {

@@ -1,4 +1,5 @@
 import { QueryClient, type QueryFunction } from '@tanstack/react-query';
+import { forgetPersistedCache } from '../offline/persist';
 import { apiRequest, errorStatus } from './api';
 import { whenReconnected } from './connection';
 import { searchParams } from './search-params';
@@ -37,13 +38,16 @@ export const queryClient = new QueryClient({
 });
 
 // Cached data belongs to one session: drop it whenever the session ends or another begins, whether by
-// logout, an expired session or another tab.
-let cachedFor = getSession()?.sessionId;
+// logout, an expired session or another tab. The copy kept for offline starts (offline/persist.ts)
+// goes with it, unless the same person is still signed in.
+let cachedFor = getSession();
 subscribeSession(() => {
-  const sessionId = getSession()?.sessionId;
-  if (sessionId === cachedFor) return;
-  cachedFor = sessionId;
+  const session = getSession();
+  if (session?.sessionId === cachedFor?.sessionId) return;
+  const before = cachedFor?.user.id;
+  cachedFor = session;
   queryClient.clear();
+  if (before !== undefined && before !== session?.user.id) void forgetPersistedCache(before);
 });
 
 // Back from an outage: whatever the screen shows is fetched again.

@@ -5,6 +5,7 @@ import type { TaskSummary } from '../../common/tasks';
 import { errorMessage } from '../lib/api';
 import { cn } from '../lib/cn';
 import { useTaskLink } from '../notifications/open-task';
+import { useNeedsConnection } from '../offline/connection-status';
 import type { TaskPermissions } from '../projects/api';
 import { Button } from '../ui/button';
 import { Input } from '../ui/input';
@@ -144,6 +145,8 @@ function AddDependency({
   }, [text]);
 
   const search = useTaskSearch(q);
+  // The server searches every project: offline, it cannot (issue 31).
+  const needsConnection = useNeedsConnection();
   const taken = new Set(related.filter((r) => r.kind === kind).map((r) => r.otherTaskId));
   const options =
     q.trim() && text.trim()
@@ -241,7 +244,8 @@ function AddDependency({
           placeholder={DEPENDENCIES_COPY.placeholder}
           autoComplete="off"
           value={text}
-          disabled={add.isPending}
+          disabled={add.isPending || needsConnection.offline}
+          aria-describedby={needsConnection.control['aria-describedby']}
           onChange={(event) => {
             setText(event.target.value);
             setActive(-1);
@@ -250,6 +254,7 @@ function AddDependency({
           onKeyDown={onKeyDown}
           onBlur={() => setOpen(false)}
         />
+        {needsConnection.note}
         <div
           id={listId}
           role="listbox"

@@ -3,8 +3,9 @@ import { useCallback } from 'react';
 import { projectSectionsPath, type Section, sectionMovePath, sectionPath } from '../../common/sections';
 import { TASKS_PATH, type TaskSummary, taskMovePath } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
+import { sendOrKeep } from '../offline/outbox';
 import { useProjects } from '../projects/api';
-import { invalidateTask, listKey, type TaskScope, tasksKey } from '../tasks/api';
+import { cachedTask, invalidateTask, listKey, type TaskScope, tasksKey } from '../tasks/api';
 import { needsSections, placeTask, type TaskPlace } from './grouping';
 
 /**
@@ -58,13 +59,16 @@ export function useMoveTaskToPlace(scope: TaskScope) {
       void queryClient.cancelQueries({ queryKey: tasksKey });
       const previous = queryClient.getQueryData<TaskSummary[]>(key);
       if (previous) queryClient.setQueryData<TaskSummary[]>(key, placeTask(previous, id, place));
+      let kept = false;
       try {
-        await apiRequest('POST', taskMovePath(id), place);
+        const task = { id, title: cachedTask(queryClient, id)?.title ?? '' };
+        kept = !(await sendOrKeep({ method: 'POST', url: taskMovePath(id), body: place, task }));
       } catch (error) {
         queryClient.setQueryData(key, previous);
         throw error;
       } finally {
-        void invalidateTask(queryClient, id);
+        // Issue 31: kept offline, the list shows the new place until the outbox is sent (and refetches).
+        if (!kept) void invalidateTask(queryClient, id);
       }
     },
     [queryClient, scope],

@@ -21,6 +21,7 @@ import { Textarea } from '../ui/textarea';
 import { successToast } from '../ui/toasts';
 import { useSubmitError } from '../ui/use-submit-error';
 import { INBOX_SCOPE, type TaskScope, useCreateTask } from './api';
+import { isTempTaskId } from './optimistic';
 
 const EMPTY: CreateTaskBody = { title: '', description: '', dueDate: '', contextId: null };
 
@@ -72,7 +73,8 @@ export function AddTaskDialog({
       return;
     }
     // A failed upload has its own toast (from the attachments hook); the task exists either way.
-    if (await attachments.uploadFor(task.id)) successToast(TOASTS.taskCreated);
+    // Issue 31: a task kept offline has no files (uploads need a connection, and its field says so).
+    if (isTempTaskId(task.id) || (await attachments.uploadFor(task.id))) successToast(TOASTS.taskCreated);
     reset(EMPTY);
     attachments.reset();
     onOpenChange(false);

@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { CircleCheckIcon, RotateCcwIcon } from 'lucide-react';
 import { memo, useCallback, useRef } from 'react';
 import { COPY, ERRORS, TOASTS } from '../../common/spec';
@@ -9,6 +10,7 @@ import { Button } from '../ui/button';
 import { errorToast, successToast } from '../ui/toasts';
 import { useUpdateTask } from './api';
 import { focusAfterRemoval } from './card-focus';
+import { showRestored } from './optimistic';
 import { TaskMeta } from './TaskMeta';
 
 /**
@@ -27,6 +29,7 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
   measure: (element: Element | null) => void;
 }) {
   const update = useUpdateTask(task.id);
+  const queryClient = useQueryClient();
   // Issue 21: restoring is changing the task, which a viewer or commenter may not do.
   const editable = useTaskPermissions(task.projectId).change;
   const cardRef = useRef<HTMLElement>(null);
@@ -36,7 +39,9 @@ export const ArchivedTaskCard = memo(function ArchivedTaskCard({
     // With no archived task left, focus goes to the screen's heading.
     const refocus = focusAfterRemoval(cardRef.current, () => document.querySelector<HTMLElement>('main h1'));
     try {
-      await update.mutateAsync({ completed: false, archived: false });
+      const restored = await update.mutateAsync({ completed: false, archived: false });
+      // Issue 31: offline, it leaves the archive and joins its list at once (online, the refetch does).
+      showRestored(queryClient, restored);
     } catch {
       rescueFocusAfterRender(() => restoreRef.current);
       errorToast(ERRORS.restore, ERRORS.restoreTitle);

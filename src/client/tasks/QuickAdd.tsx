@@ -157,7 +157,7 @@ export function QuickAdd({ scope = INBOX_SCOPE }: { scope?: TaskScope }) {
     setDismissedTags([]);
     // Reminders are added once the task exists (POST /api/tasks/{id}/reminders).
     for (const reminder of keepReminders ? (final.reminders ?? []) : []) {
-      void addReminder(created.id, reminder).catch(() => errorToast(QUICK_ADD_REMINDER_FAILED));
+      void addReminder(created, reminder).catch(() => errorToast(QUICK_ADD_REMINDER_FAILED));
     }
   };
 

@@ -17,6 +17,7 @@ import { SaveFilterDialog } from '../labels/SaveFilterDialog';
 import { savedFilterQuery } from '../labels/saved-filters';
 import { cn } from '../lib/cn';
 import { SEARCH_FIELD_ID } from '../lib/shortcuts';
+import { useNeedsConnection } from '../offline/connection-status';
 import { Button } from '../ui/button';
 import { fieldClasses, Input } from '../ui/input';
 import { DUE_LABELS, filterQuery, SORT_LABELS, useTaskFilter } from './filters';
@@ -37,6 +38,8 @@ export function TaskFilterBar() {
   const [saving, setSaving] = useState(false);
   const [text, setText] = useState(filter.q ?? '');
   const pending = useRef<ReturnType<typeof setTimeout>>(undefined);
+  // The server searches: offline, only the stored lists are there (issue 31).
+  const needsConnection = useNeedsConnection();
 
   // The address changed by other means (back, Clear filter): the field follows it.
   useEffect(() => {
@@ -69,7 +72,9 @@ export function TaskFilterBar() {
           value={text}
           onChange={(event) => type(event.target.value)}
           className="pl-8"
+          {...needsConnection.control}
         />
+        {needsConnection.note}
       </div>
       <select
         name="due"

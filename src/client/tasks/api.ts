@@ -5,6 +5,7 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query';
+import { LABELS_PATH, type Label } from '../../common/labels';
 import { LIMITS } from '../../common/spec';
 import {
   ALL_PROJECTS,
@@ -20,8 +21,12 @@ import {
 } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
 import { searchParams } from '../lib/search-params';
+import { bodyFieldsOf } from '../offline/entries';
+import { sendOrKeep } from '../offline/outbox';
+import { ownLabelIds } from '../offline/screen';
 import { invalidateProjects } from '../projects/api';
 import { filterParams, type TaskFilter } from './filters';
+import { cachedInboxId, draftTask, isTempTaskId, showNewTask, tempTaskId } from './optimistic';
 
 /** Query keys are the URLs the default query function GETs (spec §7). */
 export const tasksKey = [TASKS_PATH] as const;
@@ -38,9 +43,17 @@ export type NewTask = Pick<CreateTaskBody, 'title' | 'description' | 'dueDate' |
 export type NewReminder = { at: string } | { relativeMinutes: number };
 export const taskRemindersPath = (taskId: number) => `${TASKS_PATH}/${taskId}/reminders`;
 
-/** POST /api/tasks/{id}/reminders (the reminders API of issue 22). */
-export async function addReminder(taskId: number, reminder: NewReminder): Promise<void> {
-  await apiRequest('POST', taskRemindersPath(taskId), reminder);
+/**
+ * POST /api/tasks/{id}/reminders (the reminders API of issue 22), through the outbox: quick add's
+ * reminders follow a task made offline, named by its temporary id.
+ */
+export async function addReminder(task: Pick<Task, 'id' | 'title'>, reminder: NewReminder): Promise<void> {
+  await sendOrKeep({
+    method: 'POST',
+    url: taskRemindersPath(task.id),
+    body: reminder,
+    task: { id: task.id, title: task.title },
+  });
 }
 
 /** POST /api/tasks/{id}/complete: a recurring task moves on to its next date; `final` ends it. */
@@ -162,24 +175,127 @@ export function useArchivedTasks(scope: TaskScope = INBOX_SCOPE, filter?: TaskFi
 const projectOf = (scope: TaskScope): number | undefined =>
   scope.kind === 'project' ? scope.projectId : undefined;
 
-/** Creates a task in the Inbox, or in the project of `scope` (issue 21: `projectId` in the body). */
-export async function createTask(task: NewTask, scope: TaskScope = INBOX_SCOPE): Promise<Task> {
+/**
+ * Creates a task in the Inbox, or in the project of `scope` (issue 21: `projectId` in the body).
+ * Issue 31: sent through the outbox; kept offline, it shows at once under a temporary (negative) id
+ * the outbox swaps for the real one once it is created, and the draft is what this resolves with.
+ */
+export async function createTask(
+  queryClient: QueryClient,
+  task: NewTask,
+  scope: TaskScope = INBOX_SCOPE,
+): Promise<Task> {
   const projectId = projectOf(scope);
+  const tempId = tempTaskId();
   // Spec §7 fixes the body: the server takes the owner from the session, so userId is a constant.
-  const res = await apiRequest('POST', TASKS_PATH, {
-    userId: LIMITS.clientTaskUserId,
-    ...task,
-    completed: false,
-    archived: false,
-    position: LIMITS.initialTaskPosition,
-    ...(projectId === undefined ? {} : { projectId }),
+  const res = await sendOrKeep({
+    method: 'POST',
+    url: TASKS_PATH,
+    body: {
+      userId: LIMITS.clientTaskUserId,
+      ...task,
+      completed: false,
+      archived: false,
+      position: LIMITS.initialTaskPosition,
+      ...(projectId === undefined ? {} : { projectId }),
+    },
+    task: { id: tempId, title: task.title },
+    createsTaskId: tempId,
   });
-  return (await res.json()) as Task;
+  if (res) return (await res.json()) as Task;
+  const draft = draftTask(queryClient, tempId, {
+    ...task,
+    projectId: projectId ?? cachedInboxId(queryClient) ?? 0,
+  });
+  showNewTask(queryClient, draft);
+  return draft;
 }
 
 export async function updateTask(id: number, updates: TaskUpdates): Promise<Task> {
   const res = await apiRequest('PATCH', taskPath(id), updates);
   return (await res.json()) as Task;
+}
+
+/** The task as the screen has it now: its own query (in full) or any cached list's copy. */
+export function screenTask(queryClient: QueryClient, id: number): TaskSummary | undefined {
+  const own = queryClient.getQueryData<Task>(taskKey(id));
+  if (own) return own;
+  const listed = cachedTask(queryClient, id);
+  if (listed) return listed;
+  for (const [, tasks] of queryClient.getQueriesData<Task[]>({ queryKey: archivedTasksKey })) {
+    const task = Array.isArray(tasks) ? tasks.find((candidate) => candidate.id === id) : undefined;
+    if (task) return task;
+  }
+  return undefined;
+}
+
+/**
+ * A PATCH body as the task shows it: the caller's `labelIds` become their labels (others' stay), and
+ * what the server clears with a field (no date: no time, no repeat) is cleared.
+ */
+export function shownPatch(
+  queryClient: QueryClient,
+  task: Pick<Task, 'labels'> | undefined,
+  updates: TaskUpdates,
+): Partial<Task> {
+  const { labelIds, ...rest } = updates;
+  const patch = { ...rest } as Partial<Task>;
+  if (labelIds) {
+    const mine = queryClient.getQueryData<Label[]>([LABELS_PATH]) ?? [];
+    const mineIds = new Set(mine.map((label) => label.id));
+    const others = (task?.labels ?? []).filter((label) => !mineIds.has(label.id));
+    const chosen = mine.filter((label) => labelIds.includes(label.id));
+    patch.labels = [...others, ...chosen.map(({ id, name, color }) => ({ id, name, color }))];
+  }
+  if (updates.dueDate === null) {
+    patch.dueTime = null;
+    patch.recurrence = null;
+  }
+  if (updates.dueTime === null) patch.dueTimeZone = null;
+  return patch;
+}
+
+/** Writes `patch` into every cached copy of task `id`: its lists, the archive and its own query. */
+export function patchCachedTask(queryClient: QueryClient, id: number, patch: Partial<Task>): void {
+  const apply = <T extends TaskSummary>(tasks: T[] | undefined) =>
+    Array.isArray(tasks) ? tasks.map((t) => (t.id === id ? { ...t, ...patch } : t)) : tasks;
+  queryClient.setQueriesData<Task[]>({ queryKey: tasksKey }, apply);
+  queryClient.setQueriesData<Task[]>({ queryKey: archivedTasksKey }, apply);
+  queryClient.setQueryData<Task>(taskKey(id), (task) => task && { ...task, ...patch });
+}
+
+/**
+ * Edits one task (issue 31): sent at once when the server can be reached and nothing waits; else kept
+ * in the outbox with the version it was made on and the edited fields' values before it (to merge a
+ * 412), and shown at once in every cached copy. Resolves with the server's task, or with the screen's.
+ * A refusal of a direct send rejects as before (the editors show it).
+ */
+export async function saveTaskEdit(
+  queryClient: QueryClient,
+  id: number,
+  updates: TaskUpdates,
+): Promise<Task> {
+  const current = screenTask(queryClient, id);
+  const res = await sendOrKeep({
+    method: 'PATCH',
+    url: taskPath(id),
+    body: updates,
+    task: { id, title: updates.title ?? current?.title ?? '' },
+    baseVersion: current?.version,
+    before: current ? bodyFieldsOf(current, Object.keys(updates), ownLabelIds(queryClient)) : undefined,
+  });
+  if (res) {
+    const task = (await res.json()) as Task;
+    writeTask(queryClient, task);
+    void invalidateTask(queryClient, id);
+    if (task.dueTime === null) void queryClient.invalidateQueries({ queryKey: [taskRemindersPath(id)] });
+    return task;
+  }
+  // Kept: a fetch on its way would put the old values back.
+  void queryClient.cancelQueries({ queryKey: tasksKey });
+  const patch = shownPatch(queryClient, current, updates);
+  patchCachedTask(queryClient, id, patch);
+  return { ...current, ...patch, id } as Task;
 }
 
 export async function deleteTask(id: number): Promise<void> {
@@ -221,14 +337,12 @@ function writeTask(queryClient: QueryClient, task: Task): void {
 export function useUpdateTask(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (updates: TaskUpdates) => updateTask(id, updates),
-    onSuccess: (task) => {
-      writeTask(queryClient, task);
-      // Not awaited: callers toast as soon as the server has answered, and the cache already shows it.
-      void invalidateTask(queryClient, id);
-      // Without a due time the server removed the task's relative reminders (the key is the path).
-      if (task.dueTime === null) void queryClient.invalidateQueries({ queryKey: [taskRemindersPath(id)] });
-    },
+    // Issue 31: offline too; TanStack's default ('online') would pause it before sendOrKeep could keep it.
+    networkMode: 'always',
+    // The cache is written by saveTaskEdit: the server's answer (then every view is fetched again, not
+    // awaited, so callers toast as soon as the server has answered; without a due time the server
+    // removed the task's relative reminders), or the kept edit.
+    mutationFn: (updates: TaskUpdates) => saveTaskEdit(queryClient, id, updates),
   });
 }
 
@@ -261,7 +375,10 @@ export function useDeleteTask(id: number) {
 export function useCreateTask(scope: TaskScope = INBOX_SCOPE) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (task: NewTask) => createTask(task, scope),
-    onSuccess: () => void invalidateTask(queryClient),
+    // Offline too: the outbox keeps it (TanStack's default would pause the mutation instead).
+    networkMode: 'always',
+    mutationFn: (task: NewTask) => createTask(queryClient, task, scope),
+    // A kept task is already in the lists; the outbox refetches them once it is sent.
+    onSuccess: (task) => (isTempTaskId(task.id) ? undefined : void invalidateTask(queryClient)),
   });
 }

@@ -3,7 +3,8 @@ import { useCallback, useSyncExternalStore } from 'react';
 import { LIMITS } from '../../common/spec';
 import { TASKS_PATH, type Task, type TaskSummary, taskMovePath, taskPath } from '../../common/tasks';
 import { apiRequest } from '../lib/api';
-import { invalidateTask, listKey, type TaskScope, tasksKey } from './api';
+import { sendOrKeep } from '../offline/outbox';
+import { cachedTask, invalidateTask, listKey, type TaskScope, tasksKey } from './api';
 
 /**
  * Sub-tasks in the browser (issue 29): the list's tree, built from the one list request; which
@@ -317,7 +318,8 @@ function moveInCache(queryClient: QueryClient, scope: TaskScope, id: number, pla
  * Moves task `id` to `place` in the tree: PATCH {parentId} when its parent changes, then POST /move
  * {afterId} (and the section, top-level) to put it among its siblings. Optimistic: the cached list
  * shows the move at once and gets its old order back if the server refuses (the call rejects).
- * `orderOptional`: the parent's change is what counts; a refused placing keeps it.
+ * `orderOptional`: the parent's change is what counts; a refused placing keeps it. Issue 31: both go
+ * through the outbox; kept offline, the list keeps showing the move until the outbox is sent.
  */
 export function useTreeMove(scope: TaskScope) {
   const queryClient = useQueryClient();
@@ -331,23 +333,34 @@ export function useTreeMove(scope: TaskScope) {
         orderOptional = false,
       }: { reparent: boolean; reorder: boolean; orderOptional?: boolean },
     ) => {
+      const task = { id, title: cachedTask(queryClient, id)?.title ?? '' };
       const undo = moveInCache(queryClient, scope, id, place);
+      let kept = false;
       try {
-        if (reparent) await apiRequest('PATCH', taskPath(id), { parentId: place.parentId });
+        if (reparent) {
+          const body = { parentId: place.parentId };
+          kept = !(await sendOrKeep({ method: 'PATCH', url: taskPath(id), body, task }));
+        }
         if (reorder && place.afterId !== 'last') {
           const body =
             place.sectionId !== undefined && place.parentId === null
               ? { afterId: place.afterId, sectionId: place.sectionId }
               : { afterId: place.afterId };
-          await apiRequest('POST', taskMovePath(id), body).catch((error: unknown) => {
-            if (!orderOptional) throw error;
-          });
+          await sendOrKeep({ method: 'POST', url: taskMovePath(id), body, task }).then(
+            (res) => {
+              if (!res) kept = true;
+            },
+            (error: unknown) => {
+              if (!orderOptional) throw error;
+            },
+          );
         }
       } catch (error) {
         undo();
         throw error;
       } finally {
-        void invalidateTask(queryClient, id);
+        // Kept: the outbox refetches once it is sent; a refetch now would show the old place.
+        if (!kept) void invalidateTask(queryClient, id);
       }
     },
     [queryClient, scope],

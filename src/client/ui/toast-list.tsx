@@ -1,5 +1,13 @@
 import { Portal } from 'radix-ui';
-import { Toast, ToastClose, ToastDescription, ToastProvider, ToastTitle, ToastViewport } from './toast';
+import {
+  Toast,
+  ToastAction,
+  ToastClose,
+  ToastDescription,
+  ToastProvider,
+  ToastTitle,
+  ToastViewport,
+} from './toast';
 import { useToast } from './use-toast';
 
 /** The toasts raised with `toast()`, drawn with Radix Toast. */
@@ -7,12 +15,17 @@ export function ToastList() {
   const { toasts, dismiss } = useToast();
   return (
     <ToastProvider>
-      {toasts.map(({ id, title, description, ...props }) => (
+      {toasts.map(({ id, title, description, action, ...props }) => (
         <Toast key={id} {...props} onOpenChange={(open) => open || dismiss(id)}>
           <div className="grid gap-1">
             {title && <ToastTitle>{title}</ToastTitle>}
             {description && <ToastDescription>{description}</ToastDescription>}
           </div>
+          {action && (
+            <ToastAction altText={action.altText ?? action.label} onClick={action.onClick}>
+              {action.label}
+            </ToastAction>
+          )}
           <ToastClose />
         </Toast>
       ))}

@@ -79,6 +79,19 @@ export function ToastDescription({ className, ...props }: ComponentProps<typeof 
   return <ToastPrimitive.Description className={cn('text-sm opacity-90', className)} {...props} />;
 }
 
+/** A toast's one action (issue 31: 'Use mine', 'Reload'); `altText` says how to do it without the toast. */
+export function ToastAction({ className, ...props }: ComponentProps<typeof ToastPrimitive.Action>) {
+  return (
+    <ToastPrimitive.Action
+      className={cn(
+        'inline-flex h-8 shrink-0 items-center justify-center self-center rounded-md border border-current/30 bg-transparent px-3 text-sm font-medium outline-none transition-colors hover:bg-foreground/10 focus-visible:ring-2 focus-visible:ring-ring',
+        className,
+      )}
+      {...props}
+    />
+  );
+}
+
 export function ToastClose({ className, ...props }: ComponentProps<typeof ToastPrimitive.Close>) {
   return (
     <ToastPrimitive.Close

@@ -16,6 +16,11 @@ export type ToastOptions = {
   variant?: 'default' | 'destructive';
   /** Milliseconds before it closes itself; the provider's default is spec §9's 5000. */
   duration?: number;
+  /**
+   * One button beside the text (issue 31: 'Use mine', 'Reload'); clicking it also closes the toast.
+   * `altText` (default: the label) tells screen-reader users how to do the same without the toast.
+   */
+  action?: { label: string; altText?: string; onClick(): void };
 };
 
 export type ToasterToast = ToastOptions & { id: string; open: boolean };
