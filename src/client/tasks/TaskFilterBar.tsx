@@ -62,7 +62,8 @@ export function TaskFilterBar() {
       <div className="relative min-w-48 flex-1">
         <SearchIcon
           aria-hidden
-          className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground"
+          // Centred on the field (h-9), not on the box, which holds 'Needs a connection' below it offline.
+          className="pointer-events-none absolute top-2.5 left-2.5 size-4 text-muted-foreground"
         />
         <Input
           id={SEARCH_FIELD_ID}
