@@ -24,6 +24,8 @@ function readUser(): PublicUser | null {
 }
 
 function readStored(): Session | null {
+  // Outside a browser (a test importing a module's copy, which loads the query client): no session.
+  if (typeof localStorage === 'undefined') return null;
   const sessionId = localStorage.getItem(SESSION_STORAGE_KEYS.sessionId);
   if (!sessionId || localStorage.getItem(SESSION_STORAGE_KEYS.authenticated) !== 'true') return null;
   const user = readUser();
@@ -54,7 +56,7 @@ export function getSession(): Session | null {
 }
 
 export function subscribeSession(listener: () => void): () => void {
-  if (listeners.size === 0) window.addEventListener('storage', onStorage);
+  if (listeners.size === 0 && typeof window !== 'undefined') window.addEventListener('storage', onStorage);
   listeners.add(listener);
   return () => {
     listeners.delete(listener);
