@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { openToasts, type ToastOptions, toast } from '../ui/use-toast';
+import { isOffline } from './connection';
 
 /**
  * A page left open across a new build or an upgrade (issue 28, decision 048). Its lazily loaded
@@ -125,7 +126,9 @@ function waitForSafeMoment() {
  * import's own .then/.catch inside the wrapper that raises the event).
  */
 export function scriptNotLoaded(): void {
-  if (state !== 'current') return;
+  // Offline, a script the service worker has not cached fails for want of a network, not because
+  // the build changed: a reload would only show the browser's offline page (issue 31).
+  if (state !== 'current' || isOffline()) return;
   if (reloadedAt !== undefined && Date.now() - reloadedAt < NO_LOOP_MS) {
     setState('stuck');
     return;
