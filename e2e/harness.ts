@@ -12,6 +12,7 @@ import {
   type Page,
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import type { LoginResponse } from '../src/common/auth';
 import { LIVE_EVENTS_PATH } from '../src/common/live';
 import { THEME_STORAGE_KEY } from '../src/common/spec';
 import type { Task } from '../src/common/tasks';
@@ -341,24 +342,58 @@ export async function deleteAllTasks(page: Page): Promise<number> {
   return tasks.length;
 }
 
+/** The body the app's own form sends for a new task (spec §7), `extra` on top. */
+export const newTaskBody = (title: string, extra: Record<string, unknown> = {}) => ({
+  userId: 1,
+  title,
+  description: null,
+  dueDate: null,
+  completed: false,
+  archived: false,
+  position: 0,
+  contextId: null,
+  ...extra,
+});
+
 /** Creates a task through the API with the body the app's own form sends (spec §7). */
 export function createTaskFromPage(
   page: Page,
   title: string,
   extra: Partial<Pick<Task, 'description' | 'dueDate' | 'contextId'>> = {},
 ): Promise<Task> {
-  return apiFromPage<Task>(page, 'POST', '/api/tasks', {
-    userId: 1,
-    title,
-    description: null,
-    dueDate: null,
-    completed: false,
-    archived: false,
-    position: 0,
-    contextId: null,
-    ...extra,
-  });
+  return apiFromPage<Task>(page, 'POST', '/api/tasks', newTaskBody(title, extra));
 }
+
+/**
+ * The API as `credentials`, in a session of its own, called from the test rather than the page: it
+ * works whatever the browser's network (the offline tests).
+ */
+export async function apiAs(url: string, credentials: { username: string; password: string }) {
+  const login = await fetch(`${url}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(credentials),
+  });
+  if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const { sessionId, user } = (await login.json()) as LoginResponse;
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        'user-session': sessionId,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+  const createTask = (title: string, extra: Record<string, unknown> = {}) =>
+    call<Task>('POST', '/api/tasks', newTaskBody(title, extra));
+  return { user, call, createTask };
+}
+export type ApiSession = Awaited<ReturnType<typeof apiAs>>;
 
 /**
  * Saves a screenshot under e2e/screenshots (ignored by git) for a person to look at. Under CI nobody

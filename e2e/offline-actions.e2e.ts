@@ -1,6 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import type { LoginResponse } from '../src/common/auth';
 import type { ChecklistItem } from '../src/common/checklist';
 import type { Comment } from '../src/common/comments';
 import type { Project } from '../src/common/projects';
@@ -8,9 +7,11 @@ import type { Section } from '../src/common/sections';
 import { type Task, taskPath } from '../src/common/tasks';
 import {
   ADMIN,
+  apiAs,
   browserSuite,
   describeBrowser,
   dragAnnouncement,
+  newTaskBody,
   type OpenPage,
   openPage,
   signIn,
@@ -27,41 +28,11 @@ describeBrowser('offline actions', () => {
   const suite = browserSuite({ expectNoErrors: false });
 
   /** The API as the admin in a session of its own: it works whatever the browser's network. */
-  async function api() {
-    const login = await fetch(`${suite.server.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const { sessionId } = (await login.json()) as LoginResponse;
-    return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${suite.server.url}${path}`, {
-        method,
-        headers: {
-          'user-session': sessionId,
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-      return (text ? JSON.parse(text) : null) as T;
-    };
-  }
+  const api = async () => (await apiAs(suite.server.url, ADMIN)).call;
   type Api = Awaited<ReturnType<typeof api>>;
 
   const createTask = (call: Api, title: string, extra: Record<string, unknown> = {}) =>
-    call<Task>('POST', '/api/tasks', {
-      userId: 1,
-      title,
-      description: null,
-      dueDate: null,
-      completed: false,
-      archived: false,
-      position: 0,
-      contextId: null,
-      ...extra,
-    });
+    call<Task>('POST', '/api/tasks', newTaskBody(title, extra));
   /** Every task of the admin's called `title`, active or archived. */
   const named = async (call: Api, title: string) =>
     [

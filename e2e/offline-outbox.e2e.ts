@@ -2,12 +2,13 @@ import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import type { ActivityEntry } from '../src/common/activity';
 import type { CredentialsResponse } from '../src/common/admin';
-import type { LoginResponse } from '../src/common/auth';
 import { OFFLINE_COPY } from '../src/common/offline';
 import type { Project } from '../src/common/projects';
 import { type Task, taskPath } from '../src/common/tasks';
 import {
   ADMIN,
+  type ApiSession,
+  apiAs,
   browserSuite,
   budget,
   describeBrowser,
@@ -28,45 +29,9 @@ describeBrowser('the outbox', () => {
   // Offline, the browser logs every failed load as a console error.
   const suite = browserSuite({ expectNoErrors: false });
 
-  /** The API as someone else (or the admin in another session): it works whatever the browser's network. */
-  async function apiAs(username: string, password: string) {
-    const url = suite.server.url;
-    const login = await fetch(`${url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-    if (!login.ok) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-    const { sessionId, user } = (await login.json()) as LoginResponse;
-    async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-      const response = await fetch(`${url}${path}`, {
-        method,
-        headers: {
-          'user-session': sessionId,
-          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-      return (text ? JSON.parse(text) : null) as T;
-    }
-    return { user, call };
-  }
-  type Api = Awaited<ReturnType<typeof apiAs>>;
-
+  type Api = ApiSession;
   const createTask = (api: Api, title: string, extra: Record<string, unknown> = {}) =>
-    api.call<Task>('POST', '/api/tasks', {
-      userId: 1,
-      title,
-      description: null,
-      dueDate: null,
-      completed: false,
-      archived: false,
-      position: 0,
-      contextId: null,
-      ...extra,
-    });
+    api.createTask(title, extra);
   const serverTask = (api: Api, id: number) => api.call<Task>('GET', taskPath(id));
   const renames = async (api: Api, id: number) =>
     (await api.call<ActivityEntry[]>('GET', `${taskPath(id)}/activity`)).filter((e) => e.kind === 'renamed')
@@ -140,7 +105,7 @@ describeBrowser('the outbox', () => {
   }
 
   it('shows an offline title edit at once, counts it, and saves it once on reconnecting', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const task = await createTask(admin, 'Call the plumber');
     const { page, context } = await signedIn();
     await titleButton(page, 'Call the plumber').waitFor();
@@ -163,7 +128,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('saves each field edited offline once: description, notes, due date and time, priority, labels', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const label = await admin.call<{ id: number }>('POST', '/api/labels', { name: 'errand', color: 'red' });
     const task = await createTask(admin, 'Collect the parcel');
     const { page, context } = await signedIn();
@@ -217,7 +182,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('keeps showing a waiting edit over what the server answers until it is saved', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const task = await createTask(admin, 'Feed the cat');
     const { page, context } = await signedIn();
     await titleButton(page, 'Feed the cat').waitFor();
@@ -250,7 +215,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('repeats a change whose answer was lost with the same key: the server does it once', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const task = await createTask(admin, 'Water the ferns');
     const { page, context } = await signedIn();
     await titleButton(page, 'Water the ferns').waitFor();
@@ -284,7 +249,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('keeps a change through a closed tab, and saves it once back online', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const task = await createTask(admin, 'Renew the passport');
     const { page, context } = await signedIn(true);
     await titleButton(page, 'Renew the passport').waitFor();
@@ -315,7 +280,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('sends each change once from two tabs that were offline together', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const first = await createTask(admin, 'Book the dentist');
     const second = await createTask(admin, 'Pay the rent');
     const { page, context } = await signedIn();
@@ -345,12 +310,15 @@ describeBrowser('the outbox', () => {
   });
 
   it('merges a conflict: the other edit stays, the toast offers mine, and Use mine saves it', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const created = await admin.call<CredentialsResponse>('POST', '/api/admin/users', {
       firstName: 'Ana',
       email: 'ana-outbox@example.com',
     });
-    const ana = await apiAs(created.user.username, created.password);
+    const ana = await apiAs(suite.server.url, {
+      username: created.user.username,
+      password: created.password,
+    });
     const project = await admin.call<Project>('POST', '/api/projects', { name: 'Groceries', color: 'teal' });
     await admin.call('POST', `/api/projects/${project.id}/members`, {
       user: created.user.username,
@@ -390,7 +358,7 @@ describeBrowser('the outbox', () => {
   });
 
   it('takes back an edit of a task deleted meanwhile, with a toast naming it, and sends the rest', async () => {
-    const admin = await apiAs(ADMIN.username, ADMIN.password);
+    const admin = await apiAs(suite.server.url, ADMIN);
     const doomed = await createTask(admin, 'Return the library book');
     const kept = await createTask(admin, 'Buy stamps');
     const { page, context } = await signedIn();

@@ -15,6 +15,7 @@ import {
   DIST,
   describeBrowser,
   launchBrowser,
+  newTaskBody,
   type OpenPage,
   openPage,
   type RunningServer,
@@ -86,17 +87,7 @@ describeBrowser('offline use: the shell', () => {
     await createTaskFromPage(page, 'Inbox thought');
     await createTaskFromPage(page, 'Call the bank', { dueDate: today });
     await createTaskFromPage(page, 'Book the ferry', { dueDate: addDays(today, 3) });
-    await apiFromPage(page, 'POST', '/api/tasks', {
-      userId: 1,
-      title: 'Pack the tent',
-      description: null,
-      dueDate: null,
-      completed: false,
-      archived: false,
-      position: 0,
-      contextId: null,
-      projectId: trip.id,
-    });
+    await apiFromPage(page, 'POST', '/api/tasks', newTaskBody('Pack the tent', { projectId: trip.id }));
 
     // Seen online: each list once, kept before the next page load (writes follow the screen closely).
     const kept = async (part: string) =>
