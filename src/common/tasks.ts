@@ -55,7 +55,7 @@ export const taskSchema = z.object({
    * Issue 31: grows by one with every change to the task; `GET /api/tasks/{id}` answers it as its
    * `ETag` and `PATCH` takes it back as `If-Match`.
    */
-  version: z.number().int(),
+  version: z.number().int().min(1),
 });
 export type Task = z.infer<typeof taskSchema>;
 

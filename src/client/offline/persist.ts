@@ -157,16 +157,30 @@ if (typeof document !== 'undefined') {
 export async function forgetPersistedCache(userId: number): Promise<void> {
   const key = recordKey(userId);
   generation += 1;
+  written = undefined;
   if (pending?.key === key) pending = undefined;
   if (found?.key === key) found = undefined;
   seen.clear();
   await del(key, store()).catch(() => undefined);
 }
 
+/**
+ * What the last write held: each stored query and when its data last changed. TanStack calls the
+ * persister on every cache event (a fetch starting, an observer coming or going); most change no
+ * stored data, and writing the whole cache again for them cost the browser a structured clone of
+ * every list each quarter second while the person worked.
+ */
+let written: string | undefined;
+const contentOf = (key: string, client: PersistedClient) =>
+  `${key}|${client.clientState.queries.map((query) => `${query.queryHash}@${query.state.dataUpdatedAt}.${query.state.dataUpdateCount}`).join('|')}`;
+
 export const persister: Persister = {
   persistClient(client) {
     const key = currentKey();
     if (!key) return;
+    const content = contentOf(key, client);
+    if (content === written) return;
+    written = content;
     for (const query of client.clientState.queries) seen.add(query.queryHash);
     pending = { key, client: trimmed(client) };
     timer ??= setTimeout(() => void flushPersistedCache(), WRITE_DELAY_MS);

@@ -500,6 +500,7 @@ const CONTRAST_CSS = `
 .swagger-ui .btn.authorize span { color: #137547; }
 .swagger-ui .btn.authorize svg { fill: #137547; }
 .swagger-ui .json-schema-2020-12-expand-deep-button { color: #4a5160; }
+.swagger-ui .parameter__in { color: #4a5160; }
 `;
 
 /**
