@@ -48,6 +48,10 @@ export function useLiveUpdates(): void {
       };
       source.onmessage = (message) => {
         for (const key of parseEvent(message.data)?.invalidate ?? []) {
+          // This tab's own changes to it are still being saved (a checklist's moves): their mutation
+          // reads it again once the last is done. Read now, it would show the server's state from
+          // before them, undo the screen's optimistic order for a moment and take focus off a moved row.
+          if (queryClient.isMutating({ mutationKey: [key] }) > 0) continue;
           void queryClient.invalidateQueries({ queryKey: [key] });
         }
       };
